@@ -1,0 +1,55 @@
+// spark-wjoin: the multi-way sliding-window join as a Spark SQL extension.
+// Spark is "provided": the jar carries only our classes and runs on any Spark 4.3 cluster.
+ThisBuild / scalaVersion := "2.13.18"
+ThisBuild / organization := "io.github.sparkwjoin"
+ThisBuild / version := "0.1.0"
+
+// Spark 4.3.0 is compiled against (never packaged) from the jars of the pinned pyspark wheel in
+// .venv/: the JVM build and the Python runtime then use byte-identical Spark, and no Spark
+// artifact has to be resolved separately. bin/setup creates .venv before sbt runs.
+// WJOIN_SPARK_JARS overrides the folder (e.g. $SPARK_HOME/jars of a Spark 4.3 install).
+lazy val sparkJarsDir: File = sys.env.get("WJOIN_SPARK_JARS").map(file).getOrElse {
+  val venvLib = file(".venv") / "lib"
+  val found = Option(venvLib.listFiles).toSeq.flatten.map(_ / "site-packages" / "pyspark" / "jars")
+  found.find(_.isDirectory).getOrElse(venvLib / "python3" / "site-packages" / "pyspark" / "jars")
+}
+// sbt brings its own Scala library and compiler; the wheel's copies would shadow them.
+def sparkJars: Seq[File] = Option(sparkJarsDir.listFiles).toSeq.flatten
+  .filter(f => f.getName.endsWith(".jar") && !f.getName.startsWith("scala-"))
+
+lazy val wjoin = (project in file("jvm"))
+  .settings(
+    name := "spark-wjoin",
+    javacOptions ++= Seq("--release", "17"),
+    scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused,_"),
+    libraryDependencies ++= Seq(
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
+      "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
+    ),
+    Compile / unmanagedJars ++= {
+      if (sparkJars.isEmpty) sys.error(s"No Spark jars in $sparkJarsDir: run bin/setup first (it installs pyspark into .venv)")
+      sparkJars.map(Attributed.blank)
+    },
+    // Spark needs these on Java 17 (same list as Spark's own launcher scripts).
+    Test / fork := true,
+    Test / javaOptions ++= Seq(
+      "-Xmx4g",
+      "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+      "--add-opens=java.base/java.io=ALL-UNNAMED",
+      "--add-opens=java.base/java.net=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "--add-opens=java.base/java.util=ALL-UNNAMED",
+      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+      "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+      "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+      "-Djdk.reflect.useDirectMethodHandle=false",
+      "-Dio.netty.tryReflectionSetAccessible=true"
+    ),
+    Test / parallelExecution := false,
+    // The jar goes inside the Python package so `import wjoin` finds it offline.
+    Compile / packageBin / artifactPath := baseDirectory.value / ".." / "python" / "wjoin" / "jars" / "spark-wjoin.jar"
+  )
