@@ -1,0 +1,64 @@
+package wjoin.core
+
+import java.util.Locale
+
+/**
+ * Parses window lengths written as Spark-style interval strings ("2 seconds",
+ * "INTERVAL 5 MINUTES", "INTERVAL '5' MINUTE", "1 hour 30 minutes") into the unit of the
+ * event-time column: microseconds for timestamp columns, the column's own unit for
+ * integral columns (where a window is a plain number, as in the papers' sequence numbers).
+ *
+ * Months and years are rejected: a window must have one fixed length.
+ */
+object Durations {
+  private val MicrosPerUnit: Map[String, Long] = {
+    val us = 1L; val ms = 1000L; val s = 1000000L; val m = 60 * s; val h = 60 * m; val d = 24 * h
+    Map(
+      "microsecond" -> us, "microseconds" -> us, "us" -> us,
+      "millisecond" -> ms, "milliseconds" -> ms, "ms" -> ms,
+      "second" -> s, "seconds" -> s, "sec" -> s, "secs" -> s, "s" -> s,
+      "minute" -> m, "minutes" -> m, "min" -> m, "mins" -> m,
+      "hour" -> h, "hours" -> h, "h" -> h,
+      "day" -> d, "days" -> d, "d" -> d,
+      "week" -> 7 * d, "weeks" -> 7 * d)
+  }
+
+  /** Returns the length, or throws IllegalArgumentException naming `what` and the text. */
+  def parse(text: String, integralTime: Boolean, what: String): Long = {
+    def fail(why: String): Nothing =
+      throw new IllegalArgumentException(s"$what: cannot use '$text' as a window length: $why")
+    val tokens = text.trim.replace("'", " ").replace("\"", " ").split("\\s+").filter(_.nonEmpty).toList match {
+      case first :: rest if first.equalsIgnoreCase("interval") => rest
+      case all => all
+    }
+    if (tokens.isEmpty) fail("it is empty")
+    if (tokens.head.startsWith("-")) fail("a window cannot be negative")
+    if (integralTime) {
+      if (tokens.size != 1) fail("the time column is integral, so give a plain number in its unit (e.g. 100)")
+      try java.lang.Long.parseLong(tokens.head)
+      catch { case _: NumberFormatException => fail("the time column is integral, so give a whole number") }
+    } else {
+      if (tokens.size % 2 != 0)
+        fail("expected pairs of <number> <unit>, e.g. '2 seconds' or 'INTERVAL 5 MINUTES'")
+      tokens.grouped(2).collect { case Seq(number, unitWord) =>
+        val unit = MicrosPerUnit.getOrElse(unitWord.toLowerCase(Locale.ROOT),
+          fail(s"unknown unit '$unitWord' (use microseconds .. weeks; months and years have no fixed length)"))
+        val value = try BigDecimal(number) catch { case _: NumberFormatException => fail(s"'$number' is not a number") }
+        if (value < 0) fail("a window cannot be negative")
+        val micros = value * BigDecimal(unit)
+        if (!micros.isWhole) fail("the length is not a whole number of microseconds")
+        if (micros > BigDecimal(Long.MaxValue / 4)) fail("the length is too large")
+        micros.toLong
+      }.sum
+    }
+  }
+
+  /** Renders a length for EXPLAIN and error messages. */
+  def render(length: Long, integralTime: Boolean): String = {
+    if (integralTime || length == 0) return length.toString
+    if (length == WindowMatrix.Inf) return "inf"
+    val units = Seq("d" -> 86400000000L, "h" -> 3600000000L, "min" -> 60000000L, "s" -> 1000000L, "ms" -> 1000L)
+    units.collectFirst { case (name, size) if length % size == 0 => s"${length / size} $name" }
+      .getOrElse(s"$length us")
+  }
+}

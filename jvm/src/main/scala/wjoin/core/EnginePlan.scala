@@ -1,0 +1,96 @@
+package wjoin.core
+
+import java.util.Locale
+
+/** The W-join algorithms of paper 000 Sec. 3 / paper 002. */
+sealed abstract class Algorithm(val name: String) extends Serializable {
+  override def toString: String = name
+}
+object Algorithm {
+  /** Nested-loops W-join, backward evaluation: the newest row probes every other window. */
+  case object NLW extends Algorithm("nlw")
+  /** Hash W-join, backward evaluation: the newest row probes its key's bucket in each window. */
+  case object HW extends Algorithm("hw")
+  /** Merge W-join, forward evaluation: Mode 1 sweep to the oldest row, Mode 2 enumeration. */
+  case object MW extends Algorithm("mw")
+
+  val all: Seq[Algorithm] = Seq(NLW, HW, MW)
+
+  def parse(text: String): Option[Algorithm] = all.find(_.name == text.toLowerCase(Locale.ROOT))
+
+  /**
+   * The rule behind algorithm = "auto": HW-join when an equality key is shared by all inputs
+   * (buckets make each probe touch only same-key rows); otherwise MW-join, whose Mode 2
+   * enumerates each oldest row's period without per-row window tests where the window
+   * matrix implies them, while NLW-join tests every buffered row against the period.
+   */
+  def auto(hasKey: Boolean): Algorithm = if (hasKey) HW else MW
+}
+
+/**
+ * What the engine needs to run one W-join: the closed window matrix, the algorithm and
+ * whether rows are looked up by key. Derived per origin input (the input of the row that
+ * triggers an enumeration): the probe order of the other inputs and which pairs still need
+ * a window test once a member is bound. Built on the driver, shipped to tasks.
+ *
+ * @param matrix    closed difference bounds, upper(i, j) >= ts_i - ts_j
+ * @param algorithm NLW / HW (backward evaluation) or MW (forward evaluation)
+ * @param hashed    rows carry an equality key and windows are hash buckets on it
+ */
+final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed: Boolean)
+    extends Serializable {
+  require(algorithm != Algorithm.HW || hashed, "HW-join needs an equality key shared by all inputs")
+  require(algorithm != Algorithm.NLW || !hashed, "NLW-join scans whole windows; it takes no hash key")
+
+  val n: Int = matrix.n
+  /** Forward evaluation (MW-join): a combination is found from its oldest member. */
+  val forward: Boolean = algorithm == Algorithm.MW
+  /** A row of input j can join only with rows at most horizon(j) later than it. */
+  val horizon: Array[Long] = Array.tabulate(n)(matrix.horizon)
+
+  /** Width of input j's initial period around a row of input o. */
+  private def periodWidth(o: Int, j: Int): Long = {
+    val later = if (forward) matrix.upper(j, o) else math.min(0L, matrix.upper(j, o))
+    val earlier = if (forward) math.min(0L, matrix.upper(o, j)) else matrix.upper(o, j)
+    WindowMatrix.add(later, earlier)
+  }
+
+  /** Per origin: the other inputs, narrowest period first (the most selective probe first). */
+  val probeOrder: Array[Array[Int]] = Array.tabulate(n) { o =>
+    (0 until n).filter(_ != o).sortBy(j => (periodWidth(o, j), j)).toArray
+  }
+
+  /**
+   * Per origin, flat (m * n + j): after binding a row of input m, must input j's period be
+   * narrowed by the bounds between m and j? Backward evaluation always narrows (the paper's
+   * period update). Forward evaluation narrows only where the origin's period does not
+   * already imply the m-j bounds: that is Mode 2 with no per-row window tests; with a uniform
+   * window nothing is ever narrowed.
+   */
+  val refine: Array[Array[Boolean]] = Array.tabulate(n) { o =>
+    Array.tabulate(n * n) { mj =>
+      val (m, j) = (mj / n, mj % n)
+      if (m == j || m == o || j == o) false
+      else if (!forward) true
+      else {
+        val loOf = (x: Int) => math.max(0L, -matrix.upper(o, x))
+        val hiOf = (x: Int) => matrix.upper(x, o)
+        def implied(a: Int, b: Int): Boolean = // max(ts_a - ts_b) over both periods <= upper(a, b)
+          matrix.upper(a, b) == WindowMatrix.Inf || hiOf(a) - loOf(b) <= matrix.upper(a, b)
+        !(implied(j, m) && implied(m, j))
+      }
+    }
+  }
+
+  /**
+   * Per origin, per depth: is the probed input's slice fixed by the origin alone (no earlier
+   * member narrows it)? Forward evaluation then finds that slice once per origin.
+   */
+  val fixedSlice: Array[Array[Boolean]] = Array.tabulate(n) { o =>
+    val order = probeOrder(o)
+    Array.tabulate(n - 1)(d => (0 until d).forall(k => !refine(o)(order(k) * n + order(d))))
+  }
+
+  def describe(names: Seq[String]): String =
+    (0 until n).map(o => s"${names(o)}: ${probeOrder(o).map(names).mkString("->")}").mkString("; ")
+}

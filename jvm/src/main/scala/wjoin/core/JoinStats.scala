@@ -1,0 +1,30 @@
+package wjoin.core
+
+/** Counters of one engine run; the exec node copies them into SQL metrics. */
+final class JoinStats(n: Int) {
+  val rowsIn: Array[Long] = new Array[Long](n)
+  var results: Long = 0
+  /** Time-stamp comparisons: period inclusion tests and binary-search steps. */
+  var comparisons: Long = 0
+  var predicateEvals: Long = 0
+  var evicted: Long = 0
+  var buffered: Long = 0
+  var peakBuffered: Long = 0
+}
+
+/**
+ * The non-window part of the join predicate, split by where it can first be decided: the
+ * engine calls `test` right after binding the member at `depth` of `origin`'s probe order
+ * (depth 0 = first probed input), only where `activeAt` said a test is due.
+ */
+trait TupleFilter {
+  def activeAt(origin: Int, depth: Int): Boolean
+  def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean
+}
+
+object TupleFilter {
+  val AcceptAll: TupleFilter = new TupleFilter {
+    def activeAt(origin: Int, depth: Int): Boolean = false
+    def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean = true
+  }
+}

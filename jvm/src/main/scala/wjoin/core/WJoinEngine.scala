@@ -1,0 +1,272 @@
+package wjoin.core
+
+/**
+ * The W-join state machine of one partition: N input windows and one resumable
+ * enumeration (a depth-first search with an explicit stack, so results are pulled one at a
+ * time and never materialized in bulk).
+ *
+ * {{{
+ *   offer(i, t, key, row) ──> windows(0..N-1) ──> next(): tuple = (r_0 .. r_N-1)
+ *      rows of all inputs,     ring buffers or      one combination per call,
+ *      merged by event time    per-key buckets      all bounds of the matrix hold
+ * }}}
+ *
+ * A combination (r_0..r_N-1) is emitted iff ts_i - ts_j <= upper(i, j) for all i, j
+ * (inclusive) and the filter holds. Each combination has exactly one trigger, so it is
+ * emitted exactly once:
+ *  - backward evaluation (NLW-join, HW-join): the trigger is its newest member (last in
+ *    merge order). The arriving row r_o at time t probes the windows of the others, input j
+ *    within the period [t - upper(o, j), min(t, t + upper(j, o))]; each bound member m at
+ *    time t_m narrows the periods of the inputs still to probe by [t_m - upper(m, j),
+ *    t_m + upper(j, m)] (paper 000 Figs. 2-5), and each scanned row is tested against the
+ *    period (IsIn).
+ *  - forward evaluation (MW-join): the trigger is its oldest member (first in merge order).
+ *    Mode 1 sweeps to the oldest unprocessed row r_o once no row can still arrive inside
+ *    its period (now > t + horizon(o)); Mode 2 enumerates the slices of each window inside
+ *    [max(t, t - upper(o, j)), t + upper(j, o)], found by binary search, so no row is
+ *    window-tested; a pair's bounds narrow the slices only where the origin's period does
+ *    not already imply them ([[EnginePlan.refine]]). Then r_o is dropped (paper 000 Fig. 6).
+ *
+ * Eviction: backward evaluation drops a row of input j as soon as ts < now - horizon(j),
+ * the papers' IsOut against the latest time; forward evaluation drops each row right after
+ * it was the origin (no later origin can pair with an earlier row). Memory therefore follows
+ * window size x arrival rate, never input size.
+ *
+ * Protocol: offer rows in non-decreasing time order; after each offer call next() until it
+ * returns false (the tuple array is valid after each true); call finish() at the end of
+ * input and drain next() once more.
+ *
+ * @param plan   closed window matrix, algorithm, per-origin probe orders
+ * @param filter non-window predicate, tested as soon as its inputs are bound
+ */
+final class WJoinEngine(plan: EnginePlan, filter: TupleFilter) {
+  private val n = plan.n
+  private val last = n - 2
+  private val c = Array.tabulate(n * n)(ij => plan.matrix.upper(ij / n, ij % n))
+  private val horizon = plan.horizon
+  private val forward = plan.forward
+  private val windows: Array[InputWindow] = Array.fill(n)(if (plan.hashed) new HashWindow else new ScanWindow)
+  private val filterAt = Array.tabulate(n * n)(od => od % n < n - 1 && filter.activeAt(od / n, od % n))
+
+  val stats = new JoinStats(n)
+  /** The current combination, indexed by input; valid after next() returned true. */
+  val tuple = new Array[AnyRef](n)
+  val times = new Array[Long](n)
+
+  // Enumeration stack: per depth d, the period lo/hi of every input (flat d * n + j) and the
+  // position of the bound row in the probed input's candidates.
+  private val lo = new Array[Long](n * n)
+  private val hi = new Array[Long](n * n)
+  private val pos = new Array[Int](n)
+  private val end = new Array[Int](n)
+  private val sliceFrom = new Array[Int](n)
+  private val sliceEnd = new Array[Int](n)
+  private var fixed: Array[Boolean] = _
+  private val sources = new Array[TimeSortedBuffer](n)
+  private var origin = -1
+  private var order: Array[Int] = _
+  private var narrowing: Array[Boolean] = _
+  private var depth = -1
+
+  // Forward evaluation: every buffered row in merge order (rows hold the input index).
+  private val arrivals = new TimeSortedBuffer(64)
+  private var sweeping = -1
+  private var now = Long.MinValue
+  private var finished = false
+
+  def bufferedRows: Long = stats.buffered
+
+  def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
+    require(time >= now, s"rows must be offered in event-time order: $time after $now")
+    now = time
+    stats.rowsIn(input) += 1
+    if (forward) {
+      arrivals.append(time, Integer.valueOf(input))
+    } else {
+      evictExpired(time)
+      if (!start(input, time, key, row)) origin = -1
+    }
+    windows(input).insert(key, time, row)
+    stats.buffered += 1
+    if (stats.buffered > stats.peakBuffered) stats.peakBuffered = stats.buffered
+  }
+
+  /** End of input: forward evaluation may now sweep every remaining row. */
+  def finish(): Unit = finished = true
+
+  def next(): Boolean = {
+    if (!forward) {
+      if (origin >= 0 && advance()) return true
+      origin = -1
+      return false
+    }
+    while (true) {
+      if (origin >= 0 && advance()) return true
+      origin = -1
+      if (sweeping >= 0) {
+        windows(sweeping).evictOldest()
+        arrivals.popOldest()
+        stats.evicted += 1
+        stats.buffered -= 1
+        sweeping = -1
+      }
+      if (arrivals.isEmpty) return false
+      val o = arrivals.oldestRow.asInstanceOf[Integer].intValue
+      val t = arrivals.oldestTime
+      if (!finished && WindowMatrix.add(t, horizon(o)) >= now) return false
+      sweeping = o
+      if (!start(o, t, windows(o).oldestKey, windows(o).oldestRow)) origin = -1
+    }
+    false
+  }
+
+  private def evictExpired(t: Long): Unit = {
+    var j = 0
+    while (j < n) {
+      val h = horizon(j)
+      if (h != WindowMatrix.Inf) {
+        val w = windows(j)
+        val limit = t - h
+        while (w.size > 0 && w.oldestTime < limit) {
+          w.evictOldest()
+          stats.evicted += 1
+          stats.buffered -= 1
+        }
+      }
+      j += 1
+    }
+  }
+
+  /** Sets up the enumeration for origin o; false when some input has nothing in its period. */
+  private def start(o: Int, t: Long, key: AnyRef, row: AnyRef): Boolean = {
+    origin = o
+    order = plan.probeOrder(o)
+    narrowing = plan.refine(o)
+    fixed = plan.fixedSlice(o)
+    tuple(o) = row
+    times(o) = t
+    var j = 0
+    while (j < n) {
+      if (j != o) {
+        val s = windows(j).candidates(key)
+        if (s == null || s.isEmpty) return false
+        sources(j) = s
+        var l = minus(t, c(o * n + j))
+        var h = WindowMatrix.add(t, c(j * n + o))
+        if (forward) l = math.max(l, t) else h = math.min(h, t)
+        if (l > h) return false
+        lo(j) = l
+        hi(j) = h
+      }
+      j += 1
+    }
+    if (forward) { // Mode 2: slices that only the origin bounds are found once
+      var d = 0
+      while (d <= last) {
+        if (fixed(d)) {
+          val k = order(d)
+          val s = sources(k)
+          sliceFrom(d) = s.lowerBound(lo(k))
+          sliceEnd(d) = s.upperBound(hi(k))
+          stats.comparisons += 2 * (32 - Integer.numberOfLeadingZeros(s.size))
+          if (sliceFrom(d) >= sliceEnd(d)) return false
+        }
+        d += 1
+      }
+    }
+    enter(0)
+    depth = 0
+    true
+  }
+
+  private def minus(t: Long, bound: Long): Long = if (bound == WindowMatrix.Inf) Long.MinValue else t - bound
+
+  private def enter(d: Int): Unit = {
+    val j = order(d)
+    val s = sources(j)
+    if (forward && fixed(d)) {
+      pos(d) = sliceFrom(d) - 1
+      end(d) = sliceEnd(d)
+    } else if (forward) {
+      val from = s.lowerBound(lo(d * n + j))
+      end(d) = s.upperBound(hi(d * n + j))
+      pos(d) = from - 1
+      stats.comparisons += 2 * (32 - Integer.numberOfLeadingZeros(s.size))
+    } else {
+      pos(d) = -1
+      end(d) = s.size
+    }
+  }
+
+  /** Moves to the next combination of the current origin. */
+  private def advance(): Boolean = {
+    var d = depth
+    while (d >= 0) {
+      val j = order(d)
+      val s = sources(j)
+      val base = d * n
+      val e = end(d)
+      var p = pos(d) + 1
+      var found = false
+      while (!found && p < e) {
+        val tt = s.time(p)
+        var inPeriod = true
+        if (!forward) { // IsIn(t_k, CurrentPeriod); rows are time-sorted, so stop past the period
+          stats.comparisons += 1
+          if (tt < lo(base + j)) inPeriod = false
+          else {
+            stats.comparisons += 1
+            if (tt > hi(base + j)) { inPeriod = false; p = e }
+          }
+        }
+        if (inPeriod) {
+          tuple(j) = s.row(p)
+          times(j) = tt
+          found = passes(d) && (d == last || narrow(d, j, tt))
+        }
+        if (!found) p += 1
+      }
+      if (found) {
+        pos(d) = p
+        if (d == last) {
+          depth = d
+          stats.results += 1
+          return true
+        }
+        d += 1
+        enter(d)
+      } else {
+        d -= 1
+      }
+    }
+    depth = -1
+    false
+  }
+
+  private def passes(d: Int): Boolean = {
+    if (!filterAt(origin * n + d)) return true
+    stats.predicateEvals += 1
+    filter.test(origin, d, tuple)
+  }
+
+  /** Periods of the inputs after depth d, given the member of input m bound at time tm. */
+  private def narrow(d: Int, m: Int, tm: Long): Boolean = {
+    val from = d * n
+    val to = from + n
+    var k = d + 1
+    while (k <= last) {
+      val j = order(k)
+      var l = lo(from + j)
+      var h = hi(from + j)
+      if (narrowing(m * n + j)) {
+        l = math.max(l, minus(tm, c(m * n + j)))
+        h = math.min(h, WindowMatrix.add(tm, c(j * n + m)))
+        if (l > h) return false
+      }
+      lo(to + j) = l
+      hi(to + j) = h
+      k += 1
+    }
+    true
+  }
+}

@@ -1,0 +1,194 @@
+package wjoin.core
+
+import java.util.Locale
+
+import scala.collection.mutable
+
+/**
+ * One window term as the user wrote it, with inputs as indices. All bounds are inclusive
+ * and in the unit of the event-time columns.
+ */
+sealed trait WindowTerm {
+  /** The term as written by the user; errors and EXPLAIN quote it. */
+  def text: String
+  /** Difference bounds (i, j, c) meaning ts_i - ts_j <= c. */
+  def bounds(n: Int): Seq[(Int, Int, Long)]
+}
+
+/** Form 1: abs(ts_i - ts_j) <= w for every pair. */
+final case class UniformWindow(w: Long, text: String) extends WindowTerm {
+  def bounds(n: Int): Seq[(Int, Int, Long)] = for (i <- 0 until n; j <- 0 until n if i != j) yield (i, j, w)
+}
+
+/** Form 2: abs(ts_a - ts_b) <= w. */
+final case class PairWindow(a: Int, b: Int, w: Long, text: String) extends WindowTerm {
+  def bounds(n: Int): Seq[(Int, Int, Long)] = Seq((a, b, w), (b, a, w))
+}
+
+/** Directed window / travel-time interval: lo <= ts_b - ts_a <= hi. */
+final case class DirectedWindow(a: Int, b: Int, lo: Long, hi: Long, text: String) extends WindowTerm {
+  def bounds(n: Int): Seq[(Int, Int, Long)] = Seq((b, a, hi), (a, b, -lo))
+}
+
+/**
+ * Turns the papers' window syntax into [[WindowTerm]]s:
+ * {{{
+ *   WINDOW = 1 hour                                   -- Form 1
+ *   WINDOW(A,B) = 5 minutes AND WINDOW(B,C) = 10 minutes
+ *   DWINDOW(A,B) = 2 minutes                          -- 0 <= ts_B - ts_A <= 2 minutes
+ *   DWINDOW(A,B) = [30 seconds, 2 minutes]            -- 30 s <= ts_B - ts_A <= 2 min
+ * }}}
+ */
+object WindowTermParser {
+  private val Term =
+    """(?is)\s*(WINDOW|DWINDOW)\s*(?:\(\s*([^,()\s]+)\s*,\s*([^,()\s]+)\s*\))?\s*=\s*(.+?)\s*""".r
+  private val Interval = """(?s)\[\s*(.+?)\s*,\s*(.+?)\s*\]""".r
+
+  /** Splits on top-level AND (not inside [...]). */
+  private def splitTerms(text: String): Seq[String] = {
+    val parts = mutable.ArrayBuffer.empty[String]
+    val current = new StringBuilder
+    var depth = 0
+    val words = text.split("(?<=\\s)|(?=\\s)|(?<=[\\[\\]])|(?=[\\[\\]])")
+    words.foreach { w =>
+      if (w == "[") depth += 1
+      if (w == "]") depth -= 1
+      if (depth == 0 && w.equalsIgnoreCase("and")) { parts += current.toString; current.clear() }
+      else current ++= w
+    }
+    parts += current.toString
+    parts.map(_.trim).toSeq
+  }
+
+  def resolveName(name: String, names: Seq[String], term: String): Int = {
+    val exact = names.indexOf(name)
+    if (exact >= 0) return exact
+    val folded = names.zipWithIndex.filter(_._1.equalsIgnoreCase(name))
+    if (folded.size == 1) return folded.head._2
+    throw new IllegalArgumentException(
+      s"window term '$term' names input '$name', but the inputs are ${names.mkString(", ")}")
+  }
+
+  def parse(text: String, names: Seq[String], integralTime: Boolean): Seq[WindowTerm] = {
+    if (text == null || text.trim.isEmpty) throw new IllegalArgumentException("the window constraints are empty")
+    splitTerms(text).map { termText =>
+      termText match {
+        case Term(kind, a, b, value) =>
+          val directed = kind.toUpperCase(Locale.ROOT) == "DWINDOW"
+          def len(t: String) = Durations.parse(t, integralTime, s"window term '$termText'")
+          if (a == null) {
+            if (directed) throw new IllegalArgumentException(
+              s"window term '$termText': DWINDOW needs two inputs, e.g. DWINDOW(A,B) = 5 minutes")
+            UniformWindow(len(value), termText)
+          } else {
+            val ia = resolveName(a, names, termText)
+            val ib = resolveName(b, names, termText)
+            if (ia == ib) throw new IllegalArgumentException(
+              s"window term '$termText' relates input '$a' to itself; name two different inputs")
+            value match {
+              case Interval(lo, hi) if directed =>
+                val (l, h) = (len(lo), len(hi))
+                if (l > h) throw new IllegalArgumentException(
+                  s"window term '$termText': the lower end $lo exceeds the upper end $hi")
+                DirectedWindow(ia, ib, l, h, termText)
+              case Interval(_, _) => throw new IllegalArgumentException(
+                s"window term '$termText': an interval [lo, hi] needs DWINDOW (B follows A by lo to hi)")
+              case _ if directed => DirectedWindow(ia, ib, 0L, len(value), termText)
+              case _ => PairWindow(ia, ib, len(value), termText)
+            }
+          }
+        case _ => throw new IllegalArgumentException(
+          s"cannot parse window term '$termText': expected WINDOW = <length>, WINDOW(A,B) = <length>, " +
+            "DWINDOW(A,B) = <length> or DWINDOW(A,B) = [<low>, <high>], joined with AND")
+      }
+    }
+  }
+}
+
+/**
+ * The closed difference-bound matrix of a W-join: `upper(i, j)` is the largest allowed
+ * value of ts_i - ts_j (inclusive), [[WindowMatrix.Inf]] where nothing bounds it. Closed
+ * means every implied bound is explicit (Floyd-Warshall shortest paths), which is how
+ * Form 3's missing pairs get their windows (paper 000 Sec. 5.2).
+ */
+final class WindowMatrix(val n: Int, private val c: Array[Long]) extends Serializable {
+  def upper(i: Int, j: Int): Long = c(i * n + j)
+
+  /** How much later than a row of input j a partner row may be: max over i of upper(i, j). */
+  def horizon(j: Int): Long = (0 until n).filter(_ != j).map(upper(_, j)).max
+
+  def isUniform: Boolean = {
+    val offDiagonal = for (i <- 0 until n; j <- 0 until n if i != j) yield upper(i, j)
+    offDiagonal.distinct.size == 1
+  }
+
+  /** True if the combination with these times satisfies every bound. */
+  def admits(times: Array[Long]): Boolean =
+    (0 until n).forall(i => (0 until n).forall(j => i == j || upper(i, j) == WindowMatrix.Inf ||
+      times(i) - times(j) <= upper(i, j)))
+
+  def render(names: Seq[String], integralTime: Boolean): String =
+    (0 until n).map { i =>
+      (0 until n).map(j => if (i == j) "0" else Durations.render(upper(i, j), integralTime)).mkString("[", ", ", "]")
+    }.mkString("[", ", ", "]")
+
+  override def equals(o: Any): Boolean = o match {
+    case m: WindowMatrix => m.n == n && java.util.Arrays.equals(m.c, c)
+    case _ => false
+  }
+  override def hashCode: Int = java.util.Arrays.hashCode(c)
+  override def toString: String = render((0 until n).map(_.toString), integralTime = true)
+}
+
+object WindowMatrix {
+  val Inf: Long = Long.MaxValue
+
+  def add(a: Long, b: Long): Long = if (a == Inf || b == Inf) Inf else a + b
+
+  /**
+   * Closes the terms into a matrix. Errors (IllegalArgumentException) name the user's terms:
+   * a negative cycle (no combination can ever match) names the terms on the cycle; an input
+   * that another input may follow by an unbounded time (its rows would stay joinable
+   * forever, e.g. a disconnected constraint graph) is named with the inputs it lacks a bound to.
+   */
+  def close(terms: Seq[WindowTerm], names: Seq[String]): WindowMatrix = {
+    val n = names.size
+    require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
+    val d = Array.fill(n * n)(Inf)
+    val source = Array.fill[WindowTerm](n * n)(null)
+    val via = Array.fill(n * n)(-1)
+    for (i <- 0 until n) d(i * n + i) = 0
+    for (t <- terms; (i, j, b) <- t.bounds(n) if b < d(i * n + j)) { d(i * n + j) = b; source(i * n + j) = t }
+
+    def termsOn(i: Int, j: Int, depth: Int): Seq[WindowTerm] = {
+      val k = via(i * n + j)
+      if (depth > 2 * n) Nil
+      else if (k < 0) Option(source(i * n + j)).toSeq
+      else termsOn(i, k, depth + 1) ++ termsOn(k, j, depth + 1)
+    }
+    for (k <- 0 until n) {
+      for (i <- 0 until n; j <- 0 until n) {
+        val through = add(d(i * n + k), d(k * n + j))
+        if (through < d(i * n + j)) { d(i * n + j) = through; via(i * n + j) = k }
+      }
+      (0 until n).find(i => d(i * n + i) < 0).foreach { i =>
+        val onCycle = termsOn(i, i, 0).distinct.map(_.text)
+        throw new IllegalArgumentException(
+          s"the window constraints contradict each other, so no combination can ever match: " +
+            s"${onCycle.mkString(" AND ")} (input ${names(i)} would have to precede itself). " +
+            "Widen one of these windows or intervals.")
+      }
+    }
+    for (j <- 0 until n) {
+      val unbounded = (0 until n).filter(i => i != j && d(i * n + j) == Inf)
+      if (unbounded.nonEmpty) throw new IllegalArgumentException(
+        s"input ${names(j)} has no window bound relative to ${unbounded.map(names).mkString(", ")}: " +
+          s"its rows could stay joinable forever and its state would grow without end. " +
+          s"Add a term such as WINDOW(${names(j)},${names(unbounded.head)}) = <length>.")
+    }
+    new WindowMatrix(n, d)
+  }
+
+  def uniform(n: Int, w: Long): WindowMatrix =
+    close(Seq(UniformWindow(w, s"WINDOW = $w")), (0 until n).map(i => ('A' + i).toChar.toString))
+}
