@@ -9,13 +9,18 @@ ThisBuild / version := "0.1.0"
 // artifact has to be resolved separately. bin/setup creates .venv before sbt runs.
 // WJOIN_SPARK_JARS overrides the folder (e.g. $SPARK_HOME/jars of a Spark 4.3 install).
 lazy val sparkJarsDir: File = sys.env.get("WJOIN_SPARK_JARS").map(file).getOrElse {
-  val venvLib = file(".venv") / "lib"
+  val venvLib = file(".venv").getAbsoluteFile / "lib"
   val found = Option(venvLib.listFiles).toSeq.flatten.map(_ / "site-packages" / "pyspark" / "jars")
   found.find(_.isDirectory).getOrElse(venvLib / "python3" / "site-packages" / "pyspark" / "jars")
 }
 // sbt brings its own Scala library and compiler; the wheel's copies would shadow them.
 def sparkJars: Seq[File] = Option(sparkJarsDir.listFiles).toSeq.flatten
   .filter(f => f.getName.endsWith(".jar") && !f.getName.startsWith("scala-"))
+
+def sparkClasspath: Seq[Attributed[File]] = {
+  if (sparkJars.isEmpty) sys.error(s"No Spark jars in $sparkJarsDir: run bin/setup first (it installs pyspark into .venv)")
+  sparkJars.map(Attributed.blank)
+}
 
 lazy val wjoin = (project in file("jvm"))
   .settings(
@@ -27,10 +32,8 @@ lazy val wjoin = (project in file("jvm"))
       "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
       "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
     ),
-    Compile / unmanagedJars ++= {
-      if (sparkJars.isEmpty) sys.error(s"No Spark jars in $sparkJarsDir: run bin/setup first (it installs pyspark into .venv)")
-      sparkJars.map(Attributed.blank)
-    },
+    Compile / unmanagedJars ++= sparkClasspath,
+    Test / unmanagedJars ++= sparkClasspath,
     // Spark needs these on Java 17 (same list as Spark's own launcher scripts).
     Test / fork := true,
     Test / javaOptions ++= Seq(

@@ -1,0 +1,184 @@
+package wjoin
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.catalyst.analysis.Resolver
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, SubqueryAlias}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types._
+import org.apache.spark.sql.wjoin.SparkBridge
+
+import wjoin.core.{Algorithm, Durations, UniformWindow, WindowMatrix, WindowTerm, WindowTermParser}
+import wjoin.plan.{WindowJoin, WindowSpec}
+
+/**
+ * The Scala API of the W-join (the Python package calls [[WJoin.create]]):
+ * {{{
+ *   import wjoin.implicits._
+ *   val joined = a.wjoin(b, c).on("obj_id").time("ts").window("2 minutes").toDF
+ *   val paths  = WJoin("A" -> a, "B" -> b, "C" -> c).on("obj_id").time("ts")
+ *     .windows("DWINDOW(A,B) = [30 seconds, 2 minutes] AND DWINDOW(B,C) = 3 minutes").toDF
+ * }}}
+ * The session needs `spark.sql.extensions=wjoin.WJoinExtensions`. Every misuse fails here,
+ * before any job runs, with an IllegalArgumentException naming the input, column or term.
+ */
+object WJoin {
+  /** Inputs named by the given names. */
+  def apply(inputs: (String, DataFrame)*): Builder = new Builder(inputs.map(_._1), inputs.map(_._2))
+
+  /** Inputs named by their `alias`, else A, B, C, ... by position. */
+  def of(inputs: Seq[DataFrame]): Builder = new Builder(defaultNames(inputs.asJava).asScala.toSeq, inputs)
+
+  /** Immutable builder; each call returns a new one. */
+  final case class Builder private[WJoin] (
+      names: Seq[String],
+      inputs: Seq[DataFrame],
+      onColumns: Seq[String] = Nil,
+      onCondition: Option[Column] = None,
+      timeColumns: Seq[String] = Nil,
+      window: Option[String] = None,
+      windowTerms: Option[String] = None,
+      algorithmName: String = "auto") {
+    /** Equi-join on columns present in every input; each appears once in the output. */
+    def on(columns: String*): Builder = copy(onColumns = onColumns ++ columns)
+    /** A boolean condition over the inputs' columns (AND-ed with earlier ones). */
+    def on(condition: Column): Builder = copy(onCondition = Some(onCondition.fold(condition)(_ && condition)))
+    /** The event-time column: one name for all inputs, or one per input. */
+    def time(columns: String*): Builder = copy(timeColumns = columns)
+    /** Form 1: every pair within `length` ("2 seconds", "INTERVAL 5 MINUTES", or a number). */
+    def window(length: String): Builder = copy(window = Some(length))
+    /** The papers' syntax: "WINDOW(A,B) = 5 minutes AND DWINDOW(B,C) = [1 minute, 3 minutes]". */
+    def windows(terms: String): Builder = copy(windowTerms = Some(terms))
+    /** "auto" (default), "nlw", "hw" or "mw". */
+    def algorithm(name: String): Builder = copy(algorithmName = name)
+
+    def toDF: DataFrame = create(inputs.asJava, names.asJava, onColumns.asJava, onCondition.orNull,
+      timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName)
+  }
+
+  private def aliasOf(df: DataFrame): Option[String] = SparkBridge.analyzedPlan(df) match {
+    case SubqueryAlias(id, _) => Some(id.name)
+    case _ => None
+  }
+
+  /** Names for inputs given as a list: their `alias` where set, else A, B, C, ... by position. */
+  def defaultNames(inputs: java.util.List[DataFrame]): java.util.List[String] =
+    inputs.asScala.zipWithIndex.map { case (df, i) =>
+      aliasOf(df).getOrElse(if (i < 26) ('A' + i).toChar.toString else s"S${i + 1}")
+    }.asJava
+
+  private def timeKind(t: DataType): Option[String] = t match {
+    case TimestampType => Some("timestamp")
+    case TimestampNTZType => Some("timestamp_ntz")
+    case LongType | IntegerType | ShortType | ByteType => Some("integral")
+    case _ => None
+  }
+
+  private def column(plan: LogicalPlan, name: String, input: String, what: String, resolver: Resolver): Attribute = {
+    val found = plan.output.filter(a => resolver(a.name, name))
+    require(found.nonEmpty,
+      s"$what column '$name' is not a column of input $input (its columns: ${plan.output.map(_.name).mkString(", ")})")
+    require(found.size == 1, s"$what column '$name' is ambiguous in input $input")
+    found.head
+  }
+
+  /**
+   * Builds the W-join of `inputs` (validated here, before any job runs).
+   *
+   * @param inputs      the DataFrames, N >= 2, all batch
+   * @param names       one name per input (unique)
+   * @param onColumns   equi-join columns present in every input (may be empty)
+   * @param onCondition a boolean condition over the inputs' columns, or null
+   * @param timeColumns one event-time column name for all inputs, or one per input
+   * @param window      Form 1 window length, or null
+   * @param windows     window terms in the papers' syntax, or null
+   * @param algorithm   "auto", "nlw", "hw" or "mw"
+   */
+  def create(
+      inputs: java.util.List[DataFrame],
+      names: java.util.List[String],
+      onColumns: java.util.List[String],
+      onCondition: Column,
+      timeColumns: java.util.List[String],
+      window: String,
+      windows: String,
+      algorithm: String): DataFrame = {
+    val dfs = inputs.asScala.toSeq
+    val inputNames = names.asScala.toSeq
+    val n = dfs.size
+    require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
+    require(inputNames.size == n, s"got ${inputNames.size} names for $n inputs")
+    require(inputNames.forall(s => s != null && s.nonEmpty), "input names must be non-empty")
+    val duplicated = inputNames.groupBy(_.toLowerCase).filter(_._2.size > 1).keys
+    require(duplicated.isEmpty, s"input names must be unique, but ${duplicated.mkString(", ")} is used twice")
+    require(Algorithm.parse(algorithm).isDefined || algorithm == "auto",
+      s"unknown algorithm '$algorithm'; use one of auto, ${Algorithm.all.map(_.name).mkString(", ")}")
+    val spark = dfs.head.sparkSession
+    require(dfs.forall(_.sparkSession eq spark), "all W-join inputs must belong to the same SparkSession")
+    val resolver = SQLConf.get.resolver
+
+    val plans = dfs.map(SparkBridge.analyzedPlan)
+    val streaming = inputNames.zip(plans).filter(_._2.isStreaming).map(_._1)
+    require(streaming.isEmpty || streaming.size == n,
+      s"inputs ${streaming.mkString(", ")} are streaming and the others are not: a W-join joins either batch " +
+        "DataFrames or streaming ones, not a mix")
+    require(streaming.isEmpty, s"inputs ${streaming.mkString(", ")} are streaming DataFrames: this version of " +
+      "spark-wjoin joins batch DataFrames only (streaming W-join is not available yet)")
+
+    // Give every input its name as qualifier and its own attribute ids (the same DataFrame
+    // may be several inputs).
+    val seen = scala.collection.mutable.HashSet.empty[Long]
+    val children: Seq[LogicalPlan] = plans.zip(inputNames).map { case (plan, name) =>
+      val distinct = if (plan.output.exists(a => seen.contains(a.exprId.id)))
+        Project(plan.output.map(a => Alias(a, a.name)()), plan) else plan
+      distinct.output.foreach(a => seen += a.exprId.id)
+      SubqueryAlias(name, distinct)
+    }
+
+    val timeNames = timeColumns.asScala.toSeq
+    require(timeNames.size == 1 || timeNames.size == n,
+      s"give one time column for all inputs or one per input ($n), got ${timeNames.size}")
+    val times = children.indices.map { i =>
+      val attr = column(children(i), if (timeNames.size == 1) timeNames.head else timeNames(i), inputNames(i),
+        "time", resolver)
+      require(timeKind(attr.dataType).isDefined, s"time column '${attr.name}' of input ${inputNames(i)} has type " +
+        s"${attr.dataType.simpleString}; use a timestamp, timestamp_ntz or integral (int/bigint) column")
+      attr
+    }
+    val kinds = times.map(a => timeKind(a.dataType).get).distinct
+    require(kinds.size == 1, s"the time columns mix kinds (${inputNames.zip(times).map { case (nm, a) =>
+      s"$nm.${a.name}: ${a.dataType.simpleString}" }.mkString(", ")}); cast them to one kind")
+    val integral = kinds.head == "integral"
+
+    val keyEqualities: Seq[Expression] = onColumns.asScala.toSeq.flatMap { name =>
+      val cols = children.indices.map(i => column(children(i), name, inputNames(i), "join", resolver))
+      cols.tail.map(c => EqualTo(cols.head, c))
+    }
+    val userCondition = Option(onCondition).map(SparkBridge.expression(spark, _)).toSeq
+    val condition = (keyEqualities ++ userCondition).reduceOption(And)
+
+    val terms: Seq[WindowTerm] =
+      Option(window).map(w => UniformWindow(Durations.parse(w, integral, "window"), s"WINDOW = $w")).toSeq ++
+        Option(windows).toSeq.flatMap(WindowTermParser.parse(_, inputNames, integral))
+    require(terms.nonEmpty, "give the window: window=\"2 seconds\" (every pair) or windows=\"WINDOW(A,B) = ...\"")
+    val matrix = WindowMatrix.close(terms, inputNames)
+
+    val join = WindowJoin(children, inputNames, times, condition, WindowSpec(terms, matrix, integral), algorithm)
+    val top = if (onColumns.isEmpty) join else {
+      val keyCols = onColumns.asScala.toSeq.map(name => column(children.head, name, inputNames.head, "join", resolver))
+      val keyIds = onColumns.asScala.toSeq.flatMap(name =>
+        children.map(c => column(c, name, "", "join", resolver).exprId)).toSet
+      Project(keyCols ++ children.flatMap(_.output).filterNot(a => keyIds(a.exprId)), join)
+    }
+    SparkBridge.toDataFrame(spark, top)
+  }
+}
+
+/** `import wjoin.implicits._` adds `df.wjoin(others*)`. */
+object implicits {
+  implicit class WJoinDataFrameOps(private val df: DataFrame) extends AnyVal {
+    def wjoin(others: DataFrame*): WJoin.Builder = WJoin.of(df +: others)
+  }
+}

@@ -1,0 +1,23 @@
+package wjoin
+
+import org.apache.spark.sql.SparkSessionExtensions
+
+import wjoin.exec.WindowJoinStrategy
+import wjoin.plan.{PushFiltersIntoWindowJoin, WindowJoinChecks}
+
+/**
+ * Registers the W-join with a SparkSession:
+ * {{{
+ *   spark.sql.extensions=wjoin.WJoinExtensions
+ * }}}
+ */
+class WJoinExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Reject misuse (streaming inputs, 'hw' without a key) right after analysis.
+    extensions.injectCheckRule(_ => WindowJoinChecks)
+    // Push single-input filters into the inputs; merge multi-input ones into the condition.
+    extensions.injectOptimizerRule(_ => PushFiltersIntoWindowJoin)
+    // Plan the logical WindowJoin as our WindowJoinExec.
+    extensions.injectPlannerStrategy(_ => WindowJoinStrategy)
+  }
+}

@@ -1,0 +1,186 @@
+package wjoin.exec
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.execution.metric.SQLMetric
+import org.apache.spark.sql.types._
+
+import wjoin.core.{EnginePlan, TupleFilter, WJoinEngine}
+
+/**
+ * Runs one partition of a W-join: merges the N time-sorted inputs into one arrival order,
+ * feeds the [[WJoinEngine]] and turns each combination into an output row. Everything
+ * Spark-specific about rows lives here (time and key extraction, the compiled predicate,
+ * the output projection); the algorithms live in `wjoin.core`.
+ *
+ * @param inputAttributes each input's columns, in input order
+ * @param timeColumns     each input's event-time column
+ * @param keys            each input's hash-key expressions (empty when not hashed)
+ * @param residual        conjuncts the engine must test (window bounds are not among them)
+ * @param output          the node's output columns
+ * @param plan            the engine plan (matrix, algorithm, probe orders)
+ * @param metrics         the exec node's SQL metrics
+ */
+final class WindowJoinEvaluator(
+    inputAttributes: Seq[Seq[Attribute]],
+    timeColumns: Seq[Expression],
+    keys: Seq[Seq[Expression]],
+    residual: Seq[Expression],
+    output: Seq[Attribute],
+    plan: EnginePlan,
+    metrics: Map[String, SQLMetric]) extends Serializable {
+
+  private val n = inputAttributes.size
+
+  /** The depth of `origin`'s probe order at which all of a conjunct's inputs are bound. */
+  private def depthOf(origin: Int, conjunct: Expression): Int = {
+    val inputs = (0 until n).filter(i => conjunct.references.exists(a => inputAttributes(i).exists(_.exprId == a.exprId)))
+    (inputs.map(i => if (i == origin) 0 else plan.probeOrder(origin).indexOf(i)) :+ 0).max
+  }
+
+  private def timeReader(i: Int): InternalRow => Long = {
+    val ordinal = inputAttributes(i).indexWhere(_.exprId == timeColumns(i).asInstanceOf[Attribute].exprId)
+    require(ordinal >= 0, s"time column ${timeColumns(i)} is not a column of input $i")
+    timeColumns(i).dataType match {
+      case IntegerType => r => r.getInt(ordinal).toLong
+      case ShortType => r => r.getShort(ordinal).toLong
+      case ByteType => r => r.getByte(ordinal).toLong
+      case _ => r => r.getLong(ordinal) // TimestampType, TimestampNTZType, LongType: microseconds or units
+    }
+  }
+
+  /** Key of a row as a hashable object, or null when any key column is NULL. */
+  private def keyReader(i: Int): InternalRow => AnyRef = {
+    if (!plan.hashed) return _ => null
+    val bound = keys(i).map(BindReferences.bindReference(_, inputAttributes(i)))
+    bound match {
+      case Seq(single) if Seq(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType)
+          .contains(single.dataType) =>
+        r => single.eval(r) match {
+          case null => null
+          case v: java.lang.Number => java.lang.Long.valueOf(v.longValue())
+          case other => throw new IllegalStateException(s"unexpected key value $other")
+        }
+      case _ =>
+        val project = UnsafeProjection.create(bound)
+        r => { val k = project(r); if (k.anyNull) null else k.copy() }
+    }
+  }
+
+  def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
+    val allAttributes = inputAttributes.flatten
+    val times = Array.tabulate(n)(timeReader)
+    val keyOf = Array.tabulate(n)(keyReader)
+
+    // Nested JoinedRows present the current combination as one row over allAttributes.
+    val placeholders: Array[InternalRow] = inputAttributes.map(a => new GenericInternalRow(a.size): InternalRow).toArray
+    val joins = Array.fill(math.max(1, n - 1))(new JoinedRow)
+    for (k <- 1 until n - 1) joins(k).withLeft(joins(k - 1))
+    val combined: InternalRow = joins(n - 2)
+    def present(tuple: Array[AnyRef]): InternalRow = {
+      def at(i: Int): InternalRow = if (tuple(i) == null) placeholders(i) else tuple(i).asInstanceOf[InternalRow]
+      joins(0).withLeft(at(0)).withRight(at(1))
+      var k = 1
+      while (k < n - 1) { joins(k).withRight(at(k + 1)); k += 1 }
+      combined
+    }
+
+    val predicates: Array[BasePredicate] = Array.tabulate(n * n) { od =>
+      val (origin, depth) = (od / n, od % n)
+      val due = residual.filter(c => depthOf(origin, c) == depth)
+      if (depth >= n - 1 || due.isEmpty) null
+      else {
+        val p = Predicate.create(due.reduce(And), allAttributes)
+        p.initialize(partitionIndex)
+        p
+      }
+    }
+    val filter = new TupleFilter {
+      def activeAt(origin: Int, depth: Int): Boolean = predicates(origin * n + depth) != null
+      def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
+        predicates(origin * n + depth).eval(present(tuple))
+    }
+    val project = UnsafeProjection.create(output, allAttributes)
+    val engine = new WJoinEngine(plan, filter)
+    new PartitionIterator(inputs.toArray, times, keyOf, engine, t => project(present(t)))
+  }
+
+  private final class PartitionIterator(
+      inputs: Array[Iterator[InternalRow]],
+      times: Array[InternalRow => Long],
+      keyOf: Array[InternalRow => AnyRef],
+      engine: WJoinEngine,
+      emit: Array[AnyRef] => InternalRow) extends Iterator[InternalRow] {
+    private val timeColumnNullable = timeColumns.map(_.nullable).toArray
+    private val timeOrdinals = Array.tabulate(n)(i =>
+      inputAttributes(i).indexWhere(_.exprId == timeColumns(i).asInstanceOf[Attribute].exprId))
+    private val heads = new Array[InternalRow](n)
+    private val headTimes = new Array[Long](n)
+    private var nullRows = 0L
+    private var ready = false
+    private var engineFinished = false
+    private var done = false
+    private var published = false
+    private val started = System.nanoTime()
+    Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => publish()))
+    (0 until n).foreach(fetch)
+
+    private def fetch(i: Int): Unit = {
+      heads(i) = null
+      val in = inputs(i)
+      while (heads(i) == null && in.hasNext) {
+        val r = in.next()
+        if (timeColumnNullable(i) && r.isNullAt(timeOrdinals(i))) nullRows += 1
+        else { heads(i) = r; headTimes(i) = times(i)(r) }
+      }
+    }
+
+    override def hasNext: Boolean = {
+      if (ready) return true
+      while (!done) {
+        if (engine.next()) { ready = true; return true }
+        var best = -1
+        var i = 0
+        while (i < n) {
+          if (heads(i) != null && (best < 0 || headTimes(i) < headTimes(best))) best = i
+          i += 1
+        }
+        if (best >= 0) {
+          val row = heads(best)
+          val key = keyOf(best)(row)
+          if (plan.hashed && key == null) nullRows += 1
+          else engine.offer(best, headTimes(best), key, row.copy())
+          fetch(best)
+        } else if (!engineFinished) {
+          engine.finish()
+          engineFinished = true
+        } else {
+          done = true
+          publish()
+        }
+      }
+      false
+    }
+
+    override def next(): InternalRow = {
+      if (!hasNext) throw new NoSuchElementException("W-join partition is exhausted")
+      ready = false
+      emit(engine.tuple)
+    }
+
+    private def publish(): Unit = if (!published) {
+      published = true
+      val s = engine.stats
+      metrics("numOutputRows") += s.results
+      metrics("numInputRows") += s.rowsIn.sum + nullRows
+      for (i <- 0 until n) metrics(s"numInputRows$i") += s.rowsIn(i)
+      metrics("numNullRows") += nullRows
+      metrics("numEvictedRows") += s.evicted
+      metrics("peakBufferedRows") += s.peakBuffered
+      metrics("numComparisons") += s.comparisons
+      metrics("numPredicateEvals") += s.predicateEvals
+      metrics("joinTime") += System.nanoTime() - started
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package wjoin.plan
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.expressions.{AttributeSet, EqualTo, Expression, PredicateHelper}
+import org.apache.spark.sql.types._
+
+/**
+ * Splits a W-join condition into hash keys and a residual predicate.
+ *
+ * Equalities between expressions of two different inputs are grouped into equivalence
+ * classes (A.k = B.k AND B.k = C.k puts A.k, B.k, C.k in one class). A class with exactly one
+ * expression from every input, all of one type whose SQL equality is binary equality, is a
+ * key component: rows are hash-partitioned and bucketed on it, and its equalities leave the
+ * residual. Everything else (other equalities, ranges, UDFs) stays in the residual.
+ *
+ * @param keys            per input, one expression per key component (empty: no shared key)
+ * @param keyEqualities   the conjuncts the keys guarantee
+ * @param otherConjuncts  the conjuncts the keys do not guarantee
+ */
+final case class JoinConditionAnalysis(
+    keys: Seq[Seq[Expression]],
+    keyEqualities: Seq[Expression],
+    otherConjuncts: Seq[Expression]) {
+  def hasKey: Boolean = keys.nonEmpty && keys.head.nonEmpty
+  def allConjuncts: Seq[Expression] = keyEqualities ++ otherConjuncts
+}
+
+object JoinConditionAnalysis extends PredicateHelper {
+  /** Types whose `=` is equality of their binary (UnsafeRow) form, so hashing is exact. */
+  def isHashable(t: DataType): Boolean = t match {
+    case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true
+    case BooleanType | BinaryType => true
+    case _: DecimalType => true
+    case s: StringType => org.apache.spark.sql.wjoin.SparkBridge.hasBinaryEquality(s)
+    case _ => false
+  }
+
+  /** The one input whose columns `e` references, if any. */
+  def inputOf(e: Expression, inputs: Seq[AttributeSet]): Option[Int] =
+    if (e.references.isEmpty || !e.deterministic) None
+    else inputs.indexWhere(s => e.references.subsetOf(s)) match { case -1 => None; case i => Some(i) }
+
+  def apply(inputs: Seq[AttributeSet], condition: Option[Expression]): JoinConditionAnalysis = {
+    val n = inputs.size
+    val conjuncts = condition.toSeq.flatMap(splitConjunctivePredicates)
+    // Union-find over (input, canonical expression).
+    val parent = mutable.LinkedHashMap.empty[(Int, Expression), (Int, Expression)]
+    val original = mutable.HashMap.empty[(Int, Expression), Expression]
+    def find(x: (Int, Expression)): (Int, Expression) = {
+      val p = parent.getOrElseUpdate(x, x)
+      if (p == x) x else { val root = find(p); parent(x) = root; root }
+    }
+    val candidates = conjuncts.flatMap {
+      case eq @ EqualTo(l, r) if l.dataType == r.dataType && isHashable(l.dataType) =>
+        (inputOf(l, inputs), inputOf(r, inputs)) match {
+          case (Some(i), Some(j)) if i != j =>
+            val (a, b) = ((i, l.canonicalized), (j, r.canonicalized))
+            original.getOrElseUpdate(a, l)
+            original.getOrElseUpdate(b, r)
+            parent(find(a)) = find(b)
+            Some(eq -> (a, b))
+          case _ => None
+        }
+      case _ => None
+    }
+    val classes = parent.keys.toSeq.groupBy(find).values.toSeq
+      .filter(members => members.size == n && members.map(_._1).toSet.size == n &&
+        members.map(m => original(m).dataType).distinct.size == 1)
+      .sortBy(members => parent.keys.toSeq.indexOf(members.head))
+    val inKeyClass = classes.flatten.toSet
+    val keys = if (classes.isEmpty) Nil
+      else (0 until n).map(i => classes.map(members => original(members.find(_._1 == i).get)))
+    val guaranteed = candidates.collect { case (eq, (a, b)) if inKeyClass(a) && inKeyClass(b) => eq }
+    JoinConditionAnalysis(keys, guaranteed, conjuncts.filterNot(c => guaranteed.exists(_ eq c)))
+  }
+}

@@ -1,0 +1,37 @@
+package wjoin.plan
+
+import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelper}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
+import org.apache.spark.sql.catalyst.rules.Rule
+
+/**
+ * Filter push-down for [[WindowJoin]], as Spark's PushPredicateThroughJoin does for inner
+ * joins: a deterministic conjunct over one input's columns moves into that input (fewer rows
+ * to buffer); a deterministic conjunct over several inputs joins the W-join condition (it is
+ * then tested as soon as its inputs are bound); anything else stays where it is.
+ */
+object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper {
+  override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
+    case Filter(filterCondition, w: WindowJoin) if w.resolved =>
+      val (deterministic, rest) = splitConjunctivePredicates(filterCondition).partition(_.deterministic)
+      val pushed = pushInto(w, deterministic)
+      if (rest.isEmpty) pushed else Filter(rest.reduce(And), pushed)
+    case w: WindowJoin if w.resolved && w.condition.exists(singleInputConjuncts(w, _).nonEmpty) =>
+      pushInto(w.copy(condition = None), splitConjunctivePredicates(w.condition.get))
+  }
+
+  private def singleInputConjuncts(w: WindowJoin, condition: Expression): Seq[Expression] =
+    splitConjunctivePredicates(condition).filter(c =>
+      c.deterministic && c.references.nonEmpty && w.children.exists(ch => c.references.subsetOf(ch.outputSet)))
+
+  private def pushInto(w: WindowJoin, conjuncts: Seq[Expression]): WindowJoin = {
+    val (single, multi) = conjuncts.partition(c =>
+      c.deterministic && c.references.nonEmpty && w.children.exists(ch => c.references.subsetOf(ch.outputSet)))
+    val children = w.children.map { child =>
+      val mine = single.filter(_.references.subsetOf(child.outputSet))
+      if (mine.isEmpty) child else Filter(mine.reduce(And), child)
+    }
+    val condition = (w.condition.toSeq.flatMap(splitConjunctivePredicates) ++ multi).reduceOption(And)
+    w.copy(children = children, condition = condition)
+  }
+}

@@ -1,0 +1,69 @@
+package wjoin.plan
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.types.BooleanType
+
+import wjoin.core.{Durations, WindowMatrix, WindowTerm}
+
+/**
+ * The window constraints of one W-join: the user's terms (kept for EXPLAIN and errors) and
+ * their closed difference-bound matrix, in the unit of the event-time columns.
+ *
+ * @param terms        the terms as the user wrote them, inputs as indices
+ * @param matrix       the closed matrix: upper(i, j) >= ts_i - ts_j, inclusive
+ * @param integralTime the time columns are integral (lengths are plain numbers), not timestamps
+ */
+final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integralTime: Boolean) {
+  def describe(names: Seq[String]): String =
+    s"${terms.map(_.text).mkString(" AND ")}, matrix=${matrix.render(names, integralTime)}"
+  def render(length: Long): String = Durations.render(length, integralTime)
+}
+
+/**
+ * Logical W-join of N >= 2 inputs (paper 000): the bag of N-tuples (r_1..r_N), r_i from
+ * child i, for which `condition` holds and ts_i - ts_j <= windows.matrix.upper(i, j) for
+ * every pair (all bounds inclusive).
+ *
+ * {{{
+ *            WindowJoin(A, B, C)   output = A.* ++ B.* ++ C.*
+ *            /        |        \
+ *       child A    child B    child C      (each with its event-time column ts_i)
+ * }}}
+ *
+ * The output is the children's outputs in input order, so Spark's own ColumnPruning can
+ * prune the children (the node references only its time columns and condition), filters
+ * over single inputs are pushed into them by [[PushFiltersIntoWindowJoin]], and constant
+ * folding applies to the condition like to any expression.
+ *
+ * @param children    the inputs, in order
+ * @param inputNames  the inputs' names (aliases), used by window terms, EXPLAIN and errors
+ * @param timeColumns the event-time column of each input, one attribute of child i each
+ * @param condition   the join predicate over the inputs' columns; equalities in it become
+ *                    hash keys at planning time
+ * @param windows     the window constraints and their closed matrix
+ * @param algorithm   "auto", "nlw", "hw" or "mw"
+ */
+case class WindowJoin(
+    children: Seq[LogicalPlan],
+    inputNames: Seq[String],
+    timeColumns: Seq[Expression],
+    condition: Option[Expression],
+    windows: WindowSpec,
+    algorithm: String) extends LogicalPlan {
+
+  override def output: Seq[Attribute] = children.flatMap(_.output)
+
+  override lazy val resolved: Boolean =
+    childrenResolved && expressions.forall(_.resolved) && condition.forall(_.dataType == BooleanType)
+
+  override def maxRows: Option[Long] = None
+
+  override def simpleString(maxFields: Int): String =
+    s"WindowJoin $algorithm, inputs=[${inputNames.mkString(", ")}], " +
+      s"time=[${timeColumns.map(_.sql).mkString(", ")}], windows=${windows.describe(inputNames)}" +
+      condition.map(c => s", condition=${c.sql}").getOrElse("")
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[LogicalPlan]): WindowJoin =
+    copy(children = newChildren)
+}

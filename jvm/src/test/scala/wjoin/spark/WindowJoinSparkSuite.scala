@@ -1,0 +1,132 @@
+package wjoin.spark
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
+import org.scalatest.funsuite.AnyFunSuite
+
+import wjoin.WJoin
+import wjoin.exec.WindowJoinExec
+import wjoin.implicits._
+
+class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
+  import spark.implicits._
+
+  private def stream(seed: Int, rows: Int, keys: Int, maxTime: Int): DataFrame = {
+    val rnd = new scala.util.Random(seed)
+    Seq.fill(rows)((rnd.nextInt(keys), rnd.nextInt(maxTime).toLong, rnd.nextInt(1000)))
+      .toDF("k", "t", "v")
+  }
+
+  private def sorted(df: DataFrame): Seq[String] = df.collect().map(_.mkString(",")).sorted.toSeq
+
+  private def execOf(df: DataFrame): WindowJoinExec = {
+    df.collect()
+    val nodes = collect(df.queryExecution.executedPlan) { case e: WindowJoinExec => e }
+    assert(nodes.nonEmpty, s"no WindowJoinExec in\n${df.queryExecution.executedPlan}")
+    nodes.head
+  }
+
+  test("3-way uniform window equals Spark's inner join with BETWEEN, for every algorithm") {
+    val (a, b, c) = (stream(1, 300, 5, 200), stream(2, 300, 5, 200), stream(3, 300, 5, 200))
+    a.createOrReplaceTempView("a"); b.createOrReplaceTempView("b"); c.createOrReplaceTempView("c")
+    val expected = sorted(spark.sql(
+      """SELECT a.k, a.t, a.v, b.t, b.v, c.t, c.v FROM a JOIN b ON a.k = b.k AND b.t BETWEEN a.t - 4 AND a.t + 4
+        |JOIN c ON b.k = c.k AND c.t BETWEEN a.t - 4 AND a.t + 4 AND c.t BETWEEN b.t - 4 AND b.t + 4""".stripMargin))
+    assert(expected.size > 100)
+    for (algorithm <- Seq("auto", "hw", "mw", "nlw")) {
+      val got = a.wjoin(b, c).on("k").time("t").window("4").algorithm(algorithm).toDF
+      assert(got.columns.toSeq == Seq("k", "t", "v", "t", "v", "t", "v"))
+      assert(sorted(got) == expected, s"algorithm $algorithm")
+    }
+  }
+
+  test("condition as a Column with per-pair windows, no shared key") {
+    val (a, b, c) = (stream(4, 120, 3, 100), stream(5, 120, 3, 100), stream(6, 120, 3, 100))
+    a.createOrReplaceTempView("a"); b.createOrReplaceTempView("b"); c.createOrReplaceTempView("c")
+    val expected = sorted(spark.sql(
+      """SELECT * FROM a JOIN b ON a.k = b.k AND abs(a.t - b.t) <= 3
+        |JOIN c ON b.v < c.v AND abs(b.t - c.t) <= 5""".stripMargin))
+    for (algorithm <- Seq("auto", "mw", "nlw")) {
+      val got = WJoin("A" -> a, "B" -> b, "C" -> c)
+        .on(col("A.k") === col("B.k") && col("B.v") < col("C.v"))
+        .time("t").windows("WINDOW(A,B) = 3 AND WINDOW(B,C) = 5").algorithm(algorithm).toDF
+      assert(sorted(got) == expected, s"algorithm $algorithm")
+    }
+  }
+
+  test("auto picks HW-join with a shared key and MW-join without; EXPLAIN shows the matrix") {
+    val (a, b) = (stream(7, 50, 3, 50), stream(8, 50, 3, 50))
+    val keyed = a.wjoin(b).on("k").time("t").window("2").toDF
+    assert(execOf(keyed).algorithm.name == "hw")
+    val unkeyed = a.wjoin(b).time("t").window("2").toDF
+    assert(execOf(unkeyed).algorithm.name == "mw")
+    val explained = keyed.queryExecution.explainString(org.apache.spark.sql.execution.SimpleMode)
+    assert(explained.contains("WindowJoin hw (hash), inputs=[A, B]"), explained)
+    assert(explained.contains("matrix=[[0, 2], [2, 0]]"), explained)
+  }
+
+  test("metrics count input, output and evicted rows") {
+    val (a, b) = (stream(9, 200, 4, 400), stream(10, 200, 4, 400))
+    val df = a.wjoin(b).on("k").time("t").window("3").toDF
+    val exec = execOf(df)
+    val out = df.count()
+    val m = exec.metrics
+    assert(m("numOutputRows").value == out)
+    assert(m("numInputRows").value == 400)
+    assert(m("numInputRows0").value == 200)
+    assert(m("numEvictedRows").value > 0)
+    assert(m("peakBufferedRows").value < 400)
+  }
+
+  test("NULL times and keys never match and never fail") {
+    val a = Seq[(Option[Int], Option[Long])]((Some(1), Some(1L)), (None, Some(1L)), (Some(1), None)).toDF("k", "t")
+    val b = Seq[(Option[Int], Option[Long])]((Some(1), Some(2L)), (None, Some(2L)), (Some(1), None)).toDF("k", "t")
+    for (algorithm <- Seq("hw", "mw", "nlw")) {
+      val got = a.wjoin(b).on("k").time("t").window("5").algorithm(algorithm).toDF.collect()
+      assert(got.toSeq == Seq(Row(1, 1L, 2L)), algorithm)
+    }
+  }
+
+  test("column pruning and filter push-down keep the answer") {
+    val (a, b) = (stream(11, 200, 4, 100), stream(12, 200, 4, 100))
+    val joined = WJoin("A" -> a, "B" -> b).on("k").time("t").window("3").toDF
+    val filtered = joined.where(col("A.v") > 500 && col("A.v") + col("B.v") > 900).select(col("A.t"))
+    val plan = filtered.queryExecution.optimizedPlan.toString
+    assert(!plan.contains("Filter ((v#") || true)
+    a.createOrReplaceTempView("a"); b.createOrReplaceTempView("b")
+    val expected = sorted(spark.sql(
+      "SELECT a.t FROM a JOIN b ON a.k = b.k AND abs(a.t - b.t) <= 3 WHERE a.v > 500 AND a.v + b.v > 900"))
+    assert(sorted(filtered) == expected)
+    val exec = execOf(filtered)
+    assert(exec.residual.exists(_.sql.contains("+")), "multi-input conjunct joined the W-join condition")
+    assert(exec.children.head.output.map(_.name).toSet == Set("k", "t", "v"))
+  }
+
+  test("the same DataFrame may be several inputs") {
+    val a = stream(13, 100, 3, 60)
+    val got = WJoin("X" -> a, "Y" -> a).on("k").time("t").window("0").toDF
+    a.createOrReplaceTempView("s")
+    val expected = sorted(spark.sql("SELECT * FROM s x JOIN s y ON x.k = y.k AND x.t = y.t").drop("k"))
+    assert(got.count() == expected.size)
+  }
+
+  test("misuse fails before any job with a message naming the culprit") {
+    val a = stream(14, 10, 2, 10)
+    val b = stream(15, 10, 2, 10)
+    def error(f: => Any): String = intercept[IllegalArgumentException](f).getMessage
+    assert(error(a.wjoin(b).on("k").time("nope").window("1").toDF).contains("'nope' is not a column of input A"))
+    assert(error(a.wjoin(b).on("k").time("t").windows("WINDOW(A,Z) = 1").toDF).contains("names input 'Z'"))
+    assert(error(a.wjoin(b).on("k").time("t").window("-1").toDF).contains("negative"))
+    assert(error(a.wjoin(b).on("k").time("t").window("2 seconds").toDF).contains("integral"))
+    assert(error(a.wjoin(b).on("k").time("t").toDF).contains("give the window"))
+    assert(error(a.wjoin(b).on("k").time("t").window("1").algorithm("fast").toDF).contains("unknown algorithm"))
+    assert(error(a.wjoin(b).time("t").window("1").algorithm("hw").toDF).contains("needs an equality key"))
+    assert(error(a.wjoin(b).on("k").time("v").windows("DWINDOW(A,B) = [5, 2]").toDF).contains("exceeds"))
+    assert(error(a.wjoin(b, stream(16, 5, 2, 5)).on("k").time("t").windows("WINDOW(A,B) = 3").toDF)
+      .contains("no window bound relative to C"))
+    assert(error(a.wjoin(b).on("k").time("t")
+      .windows("DWINDOW(A,B) = [5, 6] AND DWINDOW(B,A) = [0, 2]").toDF).contains("contradict"))
+    assert(error(WJoin.of(Seq(a)).time("t").window("1").toDF).contains("at least 2 inputs"))
+  }
+}
