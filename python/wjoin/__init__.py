@@ -1,0 +1,21 @@
+"""spark-wjoin: the multi-way sliding-window join (W-join) as a native Spark operator.
+
+    import wjoin
+    spark = wjoin.configure(SparkSession.builder.master("local[*]")).getOrCreate()
+    joined = a.wjoin(b, c, on="obj_id", time="ts", window="2 minutes")
+"""
+from pyspark.sql import DataFrame as _DataFrame
+
+from ._api import ALGORITHMS, configure, jar_path, wjoin
+from ._windows import Directed, directed
+
+__all__ = ["ALGORITHMS", "Directed", "configure", "directed", "jar_path", "wjoin"]
+__version__ = "0.1.0"
+
+
+def _dataframe_wjoin(self, *others, **options):
+    """``a.wjoin(b, c, on=..., time=..., window=...)``: the W-join of this DataFrame and ``others``."""
+    return wjoin([self, *others], **options)
+
+
+_DataFrame.wjoin = _dataframe_wjoin

@@ -1,0 +1,172 @@
+"""The Python side of the W-join: validates and converts arguments, then calls the JVM
+facade ``wjoin.WJoin.create``. Bad input raises TypeError / ValueError here, naming what was
+found; what only the JVM can check (closure of the window constraints, resolution of column
+expressions) comes back as ValueError too, before any Spark job runs.
+"""
+from __future__ import annotations
+
+import os
+from typing import Mapping, Sequence
+
+from pyspark.errors import AnalysisException, IllegalArgumentException
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import types as T
+
+from ._windows import length_text, terms_text
+
+ALGORITHMS = ("auto", "nlw", "hw", "mw")
+_INTEGRAL = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
+_TIMESTAMP = (T.TimestampType, T.TimestampNTZType)
+
+
+def jar_path() -> str:
+    """The spark-wjoin jar bundled in this package."""
+    path = os.path.join(os.path.dirname(__file__), "jars", "spark-wjoin.jar")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"the spark-wjoin jar is missing at {path}; build it with bin/setup")
+    return path
+
+
+def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """Adds the bundled jar and the W-join extension to a session builder (keeps what is set)."""
+    options = getattr(builder, "_options", {})
+    jars = [j for j in options.get("spark.jars", "").split(",") if j]
+    extensions = [e for e in options.get("spark.sql.extensions", "").split(",") if e]
+    if jar_path() not in jars:
+        jars.append(jar_path())
+    if "wjoin.WJoinExtensions" not in extensions:
+        extensions.append("wjoin.WJoinExtensions")
+    return builder.config("spark.jars", ",".join(jars)).config("spark.sql.extensions", ",".join(extensions))
+
+
+def _facade(spark: SparkSession):
+    return spark._jvm.wjoin.WJoin
+
+
+def _names(inputs, spark) -> tuple[list[str], list[DataFrame]]:
+    if isinstance(inputs, Mapping):
+        names, dfs = list(inputs.keys()), list(inputs.values())
+        for name in names:
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"inputs: dict keys are input names (non-empty strings), got {name!r}")
+    elif isinstance(inputs, Sequence) and not isinstance(inputs, str):
+        names, dfs = None, list(inputs)
+    else:
+        raise TypeError(f"inputs: expected a list of DataFrames or a dict name -> DataFrame, got "
+                        f"{type(inputs).__name__}")
+    for i, df in enumerate(dfs):
+        if not isinstance(df, DataFrame):
+            raise TypeError(f"inputs: item {i} is a {type(df).__name__}, not a DataFrame")
+    if len(dfs) < 2:
+        raise ValueError(f"a W-join needs at least 2 inputs, got {len(dfs)}")
+    if names is None:
+        names = list(_facade(spark).defaultNames([df._jdf for df in dfs]))
+    lowered = [n.lower() for n in names]
+    dupes = sorted({n for n in names if lowered.count(n.lower()) > 1})
+    if dupes:
+        raise ValueError(f"inputs: names must be unique, but {', '.join(dupes)} appears twice; name the inputs "
+                         "with a dict or DataFrame.alias")
+    return names, dfs
+
+
+def _field(df: DataFrame, column: str, name: str, what: str) -> T.StructField:
+    matches = [f for f in df.schema.fields if f.name.lower() == column.lower()]
+    if not matches:
+        raise ValueError(f"{what} column {column!r} is not a column of input {name} (its columns: "
+                         f"{', '.join(df.columns)})")
+    return matches[0]
+
+
+def _time_columns(time, names, dfs) -> list[str]:
+    if time is None:
+        chosen = []
+        for name, df in zip(names, dfs):
+            stamps = [f.name for f in df.schema.fields if isinstance(f.dataType, _TIMESTAMP)]
+            if len(stamps) != 1:
+                raise ValueError(f"time: input {name} has {len(stamps)} timestamp columns ({', '.join(stamps) or 'none'}); "
+                                 "name its event-time column with time=")
+            chosen.append(stamps[0])
+        return chosen
+    if isinstance(time, str):
+        return [time] * len(dfs)
+    if isinstance(time, Mapping):
+        unknown = [k for k in time if k not in names]
+        if unknown:
+            raise ValueError(f"time: unknown input(s) {', '.join(map(str, unknown))}; the inputs are {', '.join(names)}")
+        missing = [n for n in names if n not in time]
+        if missing:
+            raise ValueError(f"time: no time column for input(s) {', '.join(missing)}")
+        time = [time[n] for n in names]
+    if isinstance(time, Sequence) and all(isinstance(t, str) for t in time):
+        if len(time) != len(dfs):
+            raise ValueError(f"time: got {len(time)} columns for {len(dfs)} inputs")
+        return list(time)
+    raise TypeError(f"time: expected a column name, a list of names or a dict input -> name, got {time!r}")
+
+
+def _on(on) -> tuple[list[str], Column | None]:
+    if on is None:
+        return [], None
+    items = on if isinstance(on, (list, tuple)) else [on]
+    names, conditions = [], []
+    for item in items:
+        if isinstance(item, str):
+            names.append(item)
+        elif isinstance(item, Column):
+            conditions.append(item)
+        else:
+            raise TypeError(f"on: expected column names or boolean Columns, got {type(item).__name__}")
+    condition = None
+    for c in conditions:
+        condition = c if condition is None else (condition & c)
+    return names, condition
+
+
+def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto") -> DataFrame:
+    """The W-join of ``inputs``: every combination of one row per input within the window(s).
+
+    inputs     list of DataFrames (named by alias, else A, B, C, ...) or dict name -> DataFrame
+    on         column name(s) present in every input (each kept once in the output), and/or
+               boolean Column(s) over the inputs' columns, AND-ed; equalities become hash keys
+    time       event-time column: one name, a list per input or a dict name -> column;
+               default: each input's only timestamp column
+    window     Form 1 (every pair): "2 seconds", "INTERVAL 5 MINUTES", datetime.timedelta, or a
+               number for integral time columns
+    windows    the papers' syntax "WINDOW(A,B) = 5 minutes AND DWINDOW(B,C) = [1 minute, 3 minutes]",
+               a dict {("A", "B"): "5 minutes", ("B", "C"): (low, high)} or a list of terms and
+               wjoin.directed("A", "B", high, low)
+    algorithm  "auto" (HW-join with a shared equality key, else MW-join), "nlw", "hw" or "mw"
+    """
+    if not isinstance(algorithm, str) or algorithm.lower() not in ALGORITHMS:
+        raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    dfs0 = list(inputs.values()) if isinstance(inputs, Mapping) else inputs
+    spark = next((df.sparkSession for df in (dfs0 or []) if isinstance(df, DataFrame)), None)
+    if spark is None:
+        raise TypeError("inputs: expected DataFrames")
+    names, dfs = _names(inputs, spark)
+    times = _time_columns(time, names, dfs)
+    kinds = set()
+    for name, df, column in zip(names, dfs, times):
+        field = _field(df, column, name, "time")
+        if not isinstance(field.dataType, _TIMESTAMP + _INTEGRAL):
+            raise ValueError(f"time column {column!r} of input {name} has type {field.dataType.simpleString()}; "
+                             "use a timestamp, timestamp_ntz or integral column")
+        kinds.add("integral" if isinstance(field.dataType, _INTEGRAL) else field.dataType.simpleString())
+    if len(kinds) > 1:
+        raise ValueError(f"time: the time columns mix kinds ({', '.join(sorted(kinds))}); cast them to one kind")
+    integral = kinds == {"integral"}
+    on_names, condition = _on(on)
+    for column in on_names:
+        for name, df in zip(names, dfs):
+            _field(df, column, name, "join")
+    if window is None and windows is None:
+        raise ValueError('give the window: window="2 seconds" (every pair) or windows="WINDOW(A,B) = ..."')
+    window_text = None if window is None else length_text(window, integral, "window")
+    windows_text = None if windows is None else terms_text(windows, names, integral)
+    try:
+        jdf = _facade(spark).create([df._jdf for df in dfs], names, on_names,
+                                    None if condition is None else condition._jc,
+                                    times, window_text, windows_text, algorithm.lower())
+    except (IllegalArgumentException, AnalysisException) as e:
+        raise ValueError(getattr(e, "_desc", None) or str(e)) from None
+    return DataFrame(jdf, spark)
