@@ -3,6 +3,8 @@ package wjoin.exec
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types._
 
@@ -73,19 +75,7 @@ final class WindowJoinEvaluator(
     val times = Array.tabulate(n)(timeReader)
     val keyOf = Array.tabulate(n)(keyReader)
 
-    // Nested JoinedRows present the current combination as one row over allAttributes.
-    val placeholders: Array[InternalRow] = inputAttributes.map(a => new GenericInternalRow(a.size): InternalRow).toArray
-    val joins = Array.fill(math.max(1, n - 1))(new JoinedRow)
-    for (k <- 1 until n - 1) joins(k).withLeft(joins(k - 1))
-    val combined: InternalRow = joins(n - 2)
-    def present(tuple: Array[AnyRef]): InternalRow = {
-      def at(i: Int): InternalRow = if (tuple(i) == null) placeholders(i) else tuple(i).asInstanceOf[InternalRow]
-      joins(0).withLeft(at(0)).withRight(at(1))
-      var k = 1
-      while (k < n - 1) { joins(k).withRight(at(k + 1)); k += 1 }
-      combined
-    }
-
+    val combined = new CombinedRow(inputAttributes.map(_.size))
     val predicates: Array[BasePredicate] = Array.tabulate(n * n) { od =>
       val (origin, depth) = (od / n, od % n)
       val due = residual.filter(c => depthOf(origin, c) == depth)
@@ -99,11 +89,37 @@ final class WindowJoinEvaluator(
     val filter = new TupleFilter {
       def activeAt(origin: Int, depth: Int): Boolean = predicates(origin * n + depth) != null
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
-        predicates(origin * n + depth).eval(present(tuple))
+        predicates(origin * n + depth).eval(combined.of(tuple))
     }
-    val project = UnsafeProjection.create(output, allAttributes)
     val engine = new WJoinEngine(plan, filter)
-    new PartitionIterator(inputs.toArray, times, keyOf, engine, t => project(present(t)))
+    new PartitionIterator(inputs.toArray, times, keyOf, engine, outputWriter())
+  }
+
+  /**
+   * The output row of a combination: the inputs' rows side by side (the node's output is
+   * the children's outputs in order), concatenated by Spark's generated UnsafeRowJoiner,
+   * which copies the rows' bytes instead of going field by field.
+   */
+  private def outputWriter(): Array[AnyRef] => InternalRow = {
+    require(output.map(_.exprId) == inputAttributes.flatten.map(_.exprId), "output must be the inputs' columns")
+    val schemas = inputAttributes.map(DataTypeUtils.fromAttributes)
+    val joiners = (1 until n).map(k =>
+      GenerateUnsafeRowJoiner.create(DataTypeUtils.fromAttributes(inputAttributes.take(k).flatten), schemas(k))).toArray
+    tuple => {
+      var row = tuple(0).asInstanceOf[UnsafeRow]
+      var k = 1
+      while (k < n) { row = joiners(k - 1).join(row, tuple(k).asInstanceOf[UnsafeRow]); k += 1 }
+      row
+    }
+  }
+
+  /** Buffered rows are UnsafeRow copies, as the output joiner needs. */
+  private def unsafeCopier(i: Int): InternalRow => UnsafeRow = {
+    val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
+    (row: InternalRow) => row match {
+      case u: UnsafeRow => u.copy()
+      case r => toUnsafe(r).copy()
+    }
   }
 
   private final class PartitionIterator(
@@ -115,6 +131,7 @@ final class WindowJoinEvaluator(
     private val timeColumnNullable = timeColumns.map(_.nullable).toArray
     private val timeOrdinals = Array.tabulate(n)(i =>
       inputAttributes(i).indexWhere(_.exprId == timeColumns(i).asInstanceOf[Attribute].exprId))
+    private val copiers = Array.tabulate(n)(unsafeCopier)
     private val heads = new Array[InternalRow](n)
     private val headTimes = new Array[Long](n)
     private var nullRows = 0L
@@ -150,7 +167,7 @@ final class WindowJoinEvaluator(
           val row = heads(best)
           val key = keyOf(best)(row)
           if (plan.hashed && key == null) nullRows += 1
-          else engine.offer(best, headTimes(best), key, row.copy())
+          else engine.offer(best, headTimes(best), key, copiers(best)(row))
           fetch(best)
         } else if (!engineFinished) {
           engine.finish()
@@ -183,4 +200,27 @@ final class WindowJoinEvaluator(
       metrics("joinTime") += System.nanoTime() - started
     }
   }
+}
+
+/**
+ * The current combination as one row over all inputs' columns (nested JoinedRows), for the
+ * compiled predicate. Inputs not bound yet
+ * read as all-NULL rows of the right width (the predicate never looks at them).
+ */
+private final class CombinedRow(widths: Seq[Int]) {
+  private val n = widths.size
+  private val placeholders: Array[InternalRow] = widths.map(w => new GenericInternalRow(w): InternalRow).toArray
+  private val joins = Array.fill(math.max(1, n - 1))(new JoinedRow)
+  for (k <- 1 until n - 1) joins(k).withLeft(joins(k - 1))
+  private val top: InternalRow = joins(n - 2)
+
+  final def of(tuple: Array[AnyRef]): InternalRow = {
+    joins(0).withLeft(at(tuple, 0)).withRight(at(tuple, 1))
+    var k = 1
+    while (k < n - 1) { joins(k).withRight(at(tuple, k + 1)); k += 1 }
+    top
+  }
+
+  private def at(tuple: Array[AnyRef], i: Int): InternalRow =
+    if (tuple(i) == null) placeholders(i) else tuple(i).asInstanceOf[InternalRow]
 }

@@ -1,0 +1,100 @@
+"""spark-wjoin vs Spark's built-in joins on the same cached streams, in one process.
+
+For each workload: N streams (exponential inter-arrival, `rate` rows/s each, keys uniform
+over `keys` values), a uniform window; our `wjoin` and Spark's chained inner joins with every
+pairwise BETWEEN condition, run alternately `repeats` times after a warm-up; each run writes
+every output column to Spark's `noop` sink. Prints input rows/s of both and the ratio.
+
+    .venv/bin/python benchmarks/bench_batch.py                  # the two workloads of issue 2
+    .venv/bin/python benchmarks/bench_batch.py --rows 20000 --keys 100 --inputs 4
+"""
+from __future__ import annotations
+
+import argparse
+from functools import reduce
+
+from pyspark.sql import functions as F
+
+from common import median, say, session, timed
+from streams import streams
+
+
+def builtin_join(dfs, window_seconds: float):
+    """Spark's own chained inner joins: equal keys and every pair within the window."""
+    names = [chr(ord("A") + i) for i in range(len(dfs))]
+    aliased = [df.alias(n) for df, n in zip(dfs, names)]
+    w = F.expr(f"INTERVAL {int(window_seconds * 1e6)} MICROSECONDS")
+    joined = aliased[0]
+    for i in range(1, len(dfs)):
+        me = names[i]
+        conds = [F.col(f"{names[0]}.k") == F.col(f"{me}.k")]
+        for j in range(i):
+            other = names[j]
+            conds.append(F.col(f"{me}.ts").between(F.col(f"{other}.ts") - w, F.col(f"{other}.ts") + w))
+        joined = joined.join(aliased[i], reduce(lambda a, b: a & b, conds), "inner")
+    return joined.select([F.col(f"{n}.{c}") for n in names for c in ("k", "ts", "v")])
+
+
+def ours(dfs, window_seconds: float, algorithm: str):
+    names = [chr(ord("A") + i) for i in range(len(dfs))]
+    joined = dfs[0].wjoin(*dfs[1:], on="k", time="ts", window=f"{int(window_seconds * 1e6)} microseconds",
+                          algorithm=algorithm)
+    return joined.select(["k"] + [F.col(f"{n}.{c}") for n in names for c in ("k", "ts", "v") if c != "k"])
+
+
+def noop(df):
+    df.write.format("noop").mode("overwrite").save()
+
+
+def run(spark, inputs: int, rows: int, keys: int, rate: float, window: float, repeats: int, algorithm: str,
+        builtin: bool):
+    dfs = streams(spark, inputs, rows, rate, keys)
+    total_in = inputs * rows
+    ours_df = ours(dfs, window, algorithm)
+    results = ours_df.count()
+    if builtin:
+        check = builtin_join(dfs, window).count()
+        if check != results:
+            raise SystemExit(f"result counts differ: wjoin {results}, built-in {check}")
+    say(f"\n{inputs} inputs x {rows} rows, {rate:g} rows/s, {keys} keys, {window:g} s window: {results:,} results")
+    noop(ours_df)  # warm-up
+    if builtin:
+        noop(builtin_join(dfs, window))
+    t_ours, t_builtin = [], []
+    for _ in range(repeats):
+        t_ours.append(timed(lambda: noop(ours(dfs, window, algorithm))))
+        if builtin:
+            t_builtin.append(timed(lambda: noop(builtin_join(dfs, window))))
+    mo = median(t_ours)
+    say(f"  wjoin ({algorithm}):  median {mo:6.2f} s  {total_in / mo:12,.0f} input rows/s   runs "
+        + ", ".join(f"{t:.2f}" for t in t_ours))
+    if builtin:
+        mb = median(t_builtin)
+        say(f"  Spark built-in: median {mb:6.2f} s  {total_in / mb:12,.0f} input rows/s   runs "
+            + ", ".join(f"{t:.2f}" for t in t_builtin))
+        say(f"  ratio built-in / wjoin: {mb / mo:.1f}x")
+    for df in dfs:
+        df.unpersist()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--inputs", type=int, default=3)
+    p.add_argument("--rows", type=int, help="rows per input (default: the issue's two workloads)")
+    p.add_argument("--keys", type=int, default=1000)
+    p.add_argument("--rate", type=float, default=1000.0)
+    p.add_argument("--window", type=float, default=1.0, help="seconds")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--algorithm", default="auto")
+    p.add_argument("--no-builtin", action="store_true")
+    args = p.parse_args()
+    spark = session("wjoin-bench-batch")
+    workloads = [(args.rows, args.keys)] if args.rows else [(200_000, 1000), (50_000, 100)]
+    for rows, keys in workloads:
+        run(spark, args.inputs, rows, keys, args.rate, args.window, args.repeats, args.algorithm,
+            not args.no_builtin)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
