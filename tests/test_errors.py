@@ -1,0 +1,404 @@
+"""Misuse fails in wjoin.wjoin() itself, before any Spark job, with a TypeError or ValueError
+whose message names the culprit (input, column, term or option)."""
+import datetime as dt
+import re
+
+import pytest
+from pyspark.sql import functions as F
+
+import wjoin
+from helpers import job_counter
+
+
+@pytest.fixture(scope="module")
+def a(spark):
+    return spark.createDataFrame([(1, 10, "x", 1.5)], "k int, ts bigint, s string, d double")
+
+
+@pytest.fixture(scope="module")
+def b(spark):
+    return spark.createDataFrame([(1, 12, "y")], "k int, ts bigint, s string")
+
+
+@pytest.fixture(scope="module")
+def c(spark):
+    return spark.createDataFrame([(1, 14, "z")], "k int, ts bigint, s string")
+
+
+@pytest.fixture(scope="module")
+def ta(spark):
+    return spark.createDataFrame([(1, dt.datetime(2024, 1, 1, 0, 0, 0))], "k int, at timestamp")
+
+
+@pytest.fixture(scope="module")
+def tb(spark):
+    return spark.createDataFrame([(1, dt.datetime(2024, 1, 1, 0, 0, 1))], "k int, at timestamp")
+
+
+def fails(spark, error, pattern, call):
+    """``call()`` raises ``error`` with a message matching ``pattern`` and runs no Spark job."""
+    with job_counter(spark) as jobs:
+        with pytest.raises(error) as info:
+            call()
+        assert jobs() == [], f"jobs ran before the error: {jobs()}"
+    message = str(info.value)
+    assert re.search(pattern, message), f"{message!r} does not match {pattern!r}"
+    return message
+
+
+def test_job_counter_sees_jobs(spark, a):
+    """The no-job assertion can fail: a job started inside the block is seen."""
+    with job_counter(spark) as jobs:
+        a.count()
+        assert len(jobs()) >= 1
+
+
+# ---------------------------------------------------------------------------------------
+# inputs
+
+
+def test_one_input(spark, a):
+    fails(spark, ValueError, r"at least 2 inputs, got 1", lambda: wjoin.wjoin([a], time="ts", window=5))
+
+
+def test_one_input_by_method(spark, a):
+    fails(spark, ValueError, r"at least 2 inputs, got 1", lambda: a.wjoin(time="ts", window=5))
+
+
+def test_one_input_in_a_dict(spark, a):
+    fails(spark, ValueError, r"at least 2 inputs, got 1", lambda: wjoin.wjoin({"A": a}, time="ts", window=5))
+
+
+def test_no_inputs(spark):
+    fails(spark, (TypeError, ValueError), r"inputs", lambda: wjoin.wjoin([], time="ts", window=5))
+
+
+def test_non_dataframe_input(spark, a):
+    fails(spark, TypeError, r"item 1 is a str, not a DataFrame", lambda: wjoin.wjoin([a, "b"], time="ts", window=5))
+
+
+def test_non_dataframe_first_input(spark, a):
+    fails(spark, TypeError, r"item 0 is a int, not a DataFrame", lambda: wjoin.wjoin([7, a], time="ts", window=5))
+
+
+def test_non_dataframe_in_dict(spark, a):
+    fails(spark, TypeError, r"item 1 is a dict, not a DataFrame",
+          lambda: wjoin.wjoin({"A": a, "B": {}}, time="ts", window=5))
+
+
+def test_non_dataframe_method_argument(spark, a):
+    fails(spark, TypeError, r"item 1 is a list, not a DataFrame", lambda: a.wjoin([a], time="ts", window=5))
+
+
+def test_duplicate_aliases(spark, a, b):
+    fails(spark, ValueError, r"unique.*\bX\b.*twice",
+          lambda: wjoin.wjoin([a.alias("X"), b.alias("X")], time="ts", window=5))
+
+
+def test_alias_clashing_with_a_position_name(spark, a, b):
+    # b is named A by its position; a is aliased A.
+    fails(spark, ValueError, r"unique.*\bA\b.*twice", lambda: wjoin.wjoin([b, a.alias("A")], time="ts", window=5))
+
+
+def test_names_differing_only_in_case(spark, a, b):
+    fails(spark, ValueError, r"unique", lambda: wjoin.wjoin({"left": a, "LEFT": b}, time="ts", window=5))
+
+
+def test_non_string_dict_key(spark, a, b):
+    fails(spark, TypeError, r"input names.*got 1", lambda: wjoin.wjoin({1: a, "B": b}, time="ts", window=5))
+
+
+# ---------------------------------------------------------------------------------------
+# time columns
+
+
+def test_unknown_time_column(spark, a, b):
+    fails(spark, ValueError, r"'nope' is not a column of input A", lambda: wjoin.wjoin([a, b], time="nope", window=5))
+
+
+def test_unknown_time_column_of_second_input(spark, a, b):
+    fails(spark, ValueError, r"'d' is not a column of input B",
+          lambda: wjoin.wjoin([a, b], time=["ts", "d"], window=5))
+
+
+def test_string_time_column(spark, a, b):
+    fails(spark, ValueError, r"time column 's' of input A has type string",
+          lambda: wjoin.wjoin([a, b], time="s", window=5))
+
+
+def test_double_time_column(spark, a, b):
+    fails(spark, ValueError, r"time column 'd' of input A has type double",
+          lambda: wjoin.wjoin([a, b], time=["d", "ts"], window=5))
+
+
+def test_mixed_time_kinds(spark, a, tb):
+    fails(spark, ValueError, r"mix kinds.*integral.*timestamp",
+          lambda: wjoin.wjoin([a, tb], time=["ts", "at"], window=5))
+
+
+def test_mixed_timestamp_and_timestamp_ntz(spark, ta):
+    ntz = spark.createDataFrame([(1, dt.datetime(2024, 1, 1))], "k int, at timestamp_ntz")
+    fails(spark, ValueError, r"mix kinds.*timestamp.*timestamp_ntz",
+          lambda: wjoin.wjoin([ta, ntz], window="1 second"))
+
+
+def test_default_time_needs_a_timestamp_column(spark, a, b):
+    fails(spark, ValueError, r"input A has 0 timestamp columns.*time=", lambda: wjoin.wjoin([a, b], window=5))
+
+
+def test_default_time_with_two_timestamp_columns(spark, ta, tb):
+    two = ta.withColumn("other", F.col("at"))
+    fails(spark, ValueError, r"input B has 2 timestamp columns \(at, other\)",
+          lambda: wjoin.wjoin([tb, two], window="1 second"))
+
+
+def test_time_dict_with_unknown_input(spark, a, b):
+    fails(spark, ValueError, r"unknown input.*\bZ\b", lambda: wjoin.wjoin([a, b], time={"A": "ts", "Z": "ts"}, window=5))
+
+
+def test_time_dict_missing_an_input(spark, a, b):
+    fails(spark, ValueError, r"no time column for input.*\bB\b", lambda: wjoin.wjoin([a, b], time={"A": "ts"}, window=5))
+
+
+def test_time_list_of_wrong_length(spark, a, b, c):
+    fails(spark, ValueError, r"2 columns for 3 inputs", lambda: wjoin.wjoin([a, b, c], time=["ts", "ts"], window=5))
+
+
+def test_time_of_wrong_type(spark, a, b):
+    fails(spark, TypeError, r"time:.*got 3", lambda: wjoin.wjoin([a, b], time=3, window=5))
+
+
+# ---------------------------------------------------------------------------------------
+# on
+
+
+def test_unknown_join_column(spark, a, b):
+    fails(spark, ValueError, r"join column 'nope' is not a column of input A",
+          lambda: wjoin.wjoin([a, b], on="nope", time="ts", window=5))
+
+
+def test_join_column_missing_in_one_input(spark, a, b):
+    fails(spark, ValueError, r"join column 'd' is not a column of input B",
+          lambda: wjoin.wjoin([a, b], on=["k", "d"], time="ts", window=5))
+
+
+def test_join_condition_with_unknown_column(spark, a, b):
+    fails(spark, ValueError, r"`?B`?\.`?nope`?", lambda: wjoin.wjoin(
+        [a, b], on=F.col("A.k") == F.col("B.nope"), time="ts", window=5))
+
+
+def test_on_of_wrong_type(spark, a, b):
+    fails(spark, TypeError, r"on:.*got int", lambda: wjoin.wjoin([a, b], on=5, time="ts", window=5))
+
+
+# ---------------------------------------------------------------------------------------
+# windows
+
+
+def test_missing_window(spark, a, b):
+    fails(spark, ValueError, r"give the window", lambda: wjoin.wjoin([a, b], time="ts"))
+
+
+def test_unknown_input_in_window_term(spark, a, b):
+    fails(spark, ValueError, r"WINDOW\(A,Z\).*names input 'Z'.*inputs are A, B",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="WINDOW(A,Z) = 5"))
+
+
+def test_unknown_input_in_dwindow_term_with_dict_names(spark, a, b):
+    fails(spark, ValueError, r"names input 'B'.*inputs are left, right",
+          lambda: wjoin.wjoin({"left": a, "right": b}, time="ts", windows="DWINDOW(left,B) = 5"))
+
+
+def test_unknown_input_in_windows_dict(spark, a, b):
+    fails(spark, ValueError, r"names input 'Q'", lambda: wjoin.wjoin([a, b], time="ts", windows={("Q", "B"): 5}))
+
+
+def test_unknown_input_in_directed(spark, a, b):
+    fails(spark, ValueError, r"names input 'Q'",
+          lambda: wjoin.wjoin([a, b], time="ts", windows=[wjoin.directed("A", "Q", 5)]))
+
+
+def test_window_term_relating_an_input_to_itself(spark, a, b):
+    fails(spark, ValueError, r"relates input 'A' to itself",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="WINDOW(A,A) = 5"))
+
+
+def test_unparsable_window_term(spark, a, b):
+    fails(spark, ValueError, r"cannot parse window term 'WINDOW\(A,B\) 5'",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="WINDOW(A,B) 5"))
+
+
+def test_interval_needs_dwindow(spark, a, b):
+    fails(spark, ValueError, r"interval.*needs DWINDOW",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="WINDOW(A,B) = [1, 3]"))
+
+
+@pytest.mark.parametrize("window", [-5, "-5", "INTERVAL -5"])
+def test_negative_integral_window(spark, a, b, window):
+    fails(spark, ValueError, r"negative|>= 0", lambda: wjoin.wjoin([a, b], time="ts", window=window))
+
+
+def test_negative_timedelta_window(spark, ta, tb):
+    fails(spark, ValueError, r"window: a window cannot be negative",
+          lambda: wjoin.wjoin([ta, tb], window=dt.timedelta(seconds=-1)))
+
+
+def test_negative_timestamp_window_string(spark, ta, tb):
+    fails(spark, ValueError, r"negative", lambda: wjoin.wjoin([ta, tb], window="-2 seconds"))
+
+
+def test_negative_window_term(spark, a, b):
+    fails(spark, ValueError, r"WINDOW\(A,B\) = -5.*negative",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="WINDOW(A,B) = -5"))
+
+
+def test_negative_lower_end_of_an_interval(spark, a, b):
+    fails(spark, ValueError, r"DWINDOW\(A,B\) = \[-1, 3\].*negative",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="DWINDOW(A,B) = [-1, 3]"))
+
+
+def test_dwindow_lower_end_above_upper_end(spark, a, b):
+    fails(spark, ValueError, r"DWINDOW\(A,B\) = \[6, 5\].*lower end 6 exceeds the upper end 5",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="DWINDOW(A,B) = [6, 5]"))
+
+
+def test_dict_interval_lower_end_above_upper_end(spark, a, b):
+    fails(spark, ValueError, r"'A', 'B'.*low end 6 exceeds the high end 5",
+          lambda: wjoin.wjoin([a, b], time="ts", windows={("A", "B"): (6, 5)}))
+
+
+def test_directed_lower_end_above_upper_end(spark, ta, tb):
+    fails(spark, ValueError, r"'A', 'B'.*exceeds",
+          lambda: wjoin.wjoin([ta, tb], windows=[wjoin.directed("A", "B", "1 minute", "61 seconds")]))
+
+
+def test_contradictory_directed_windows(spark, a, b):
+    message = fails(spark, ValueError, r"contradict", lambda: wjoin.wjoin(
+        [a, b], time="ts", windows="DWINDOW(A,B)=[5,6] AND DWINDOW(B,A)=[0,2]"))
+    # It names the terms on the cycle.
+    assert "DWINDOW(A,B)=[5,6]" in message and "DWINDOW(B,A)=[0,2]" in message
+
+
+def test_contradiction_through_three_inputs(spark, a, b, c):
+    # C is 6..8 after A through B, but WINDOW(A,C) = 5.
+    message = fails(spark, ValueError, r"contradict", lambda: wjoin.wjoin(
+        [a, b, c], time="ts", windows="DWINDOW(A,B)=[3,4] AND DWINDOW(B,C)=[3,4] AND WINDOW(A,C)=5"))
+    for term in ("DWINDOW(A,B)=[3,4]", "DWINDOW(B,C)=[3,4]", "WINDOW(A,C)=5"):
+        assert term in message
+
+
+def test_disconnected_constraints(spark, a, b, c):
+    message = fails(spark, ValueError, r"no window bound",
+                    lambda: wjoin.wjoin([a, b, c], time="ts", windows="WINDOW(A,B) = 5"))
+    assert re.search(r"\bC\b", message), message
+
+
+def test_disconnected_constraints_with_dict_names(spark, a, b, c):
+    message = fails(spark, ValueError, r"no window bound", lambda: wjoin.wjoin(
+        {"p": a, "q": b, "lonely": c}, time="ts", windows={("p", "q"): 5}))
+    assert "lonely" in message, message
+
+
+def test_empty_windows(spark, a, b):
+    fails(spark, ValueError, r"empty", lambda: wjoin.wjoin([a, b], time="ts", windows=""))
+    fails(spark, ValueError, r"empty", lambda: wjoin.wjoin([a, b], time="ts", windows={}))
+    fails(spark, ValueError, r"empty", lambda: wjoin.wjoin([a, b], time="ts", windows=[]))
+
+
+def test_windows_of_wrong_type(spark, a, b):
+    fails(spark, TypeError, r"windows:.*got int", lambda: wjoin.wjoin([a, b], time="ts", windows=5))
+
+
+def test_window_of_wrong_type(spark, a, b):
+    fails(spark, TypeError, r"window:.*got True", lambda: wjoin.wjoin([a, b], time="ts", window=True))
+    fails(spark, TypeError, r"window:.*got list", lambda: wjoin.wjoin([a, b], time="ts", window=[5]))
+
+
+def test_fractional_integral_window(spark, a, b):
+    fails(spark, ValueError, r"whole number.*2\.5", lambda: wjoin.wjoin([a, b], time="ts", window=2.5))
+
+
+# ---------------------------------------------------------------------------------------
+# units: timestamps need them, integral time columns must not have them
+
+
+def test_timestamp_window_as_a_bare_number(spark, ta, tb):
+    fails(spark, ValueError, r"timestamps.*bare number 5", lambda: wjoin.wjoin([ta, tb], window=5))
+
+
+def test_timestamp_window_term_as_a_bare_number(spark, ta, tb):
+    fails(spark, ValueError, r"WINDOW\(A,B\) = 5.*<number> <unit>",
+          lambda: wjoin.wjoin([ta, tb], windows="WINDOW(A,B) = 5"))
+
+
+def test_timestamp_windows_dict_with_a_bare_number(spark, ta, tb):
+    fails(spark, ValueError, r"bare number 3", lambda: wjoin.wjoin([ta, tb], windows={("A", "B"): 3}))
+
+
+def test_timestamp_directed_with_a_bare_number(spark, ta, tb):
+    fails(spark, ValueError, r"directed\('A', 'B'\).*bare number 3",
+          lambda: wjoin.wjoin([ta, tb], windows=[wjoin.directed("A", "B", 3)]))
+
+
+def test_timestamp_window_with_unknown_unit(spark, ta, tb):
+    fails(spark, ValueError, r"unknown unit 'fortnights'", lambda: wjoin.wjoin([ta, tb], window="2 fortnights"))
+
+
+def test_timestamp_window_in_months(spark, ta, tb):
+    fails(spark, ValueError, r"unknown unit 'month'.*no fixed length", lambda: wjoin.wjoin([ta, tb], window="1 month"))
+
+
+def test_integral_window_with_a_unit(spark, a, b):
+    fails(spark, ValueError, r"integral.*'5 seconds'", lambda: wjoin.wjoin([a, b], time="ts", window="5 seconds"))
+
+
+def test_integral_window_as_timedelta(spark, a, b):
+    fails(spark, ValueError, r"integral.*timedelta",
+          lambda: wjoin.wjoin([a, b], time="ts", window=dt.timedelta(seconds=5)))
+
+
+def test_integral_window_term_with_a_unit(spark, a, b):
+    fails(spark, ValueError, r"DWINDOW\(A,B\).*integral.*'1 second'",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="DWINDOW(A,B) = [1 second, 3 seconds]"))
+
+
+# ---------------------------------------------------------------------------------------
+# algorithm
+
+
+@pytest.mark.parametrize("algorithm", ["fast", "hash", "", None])
+def test_unknown_algorithm(spark, a, b, algorithm):
+    fails(spark, ValueError, rf"algorithm: expected one of auto, nlw, hw, mw, got {re.escape(repr(algorithm))}",
+          lambda: wjoin.wjoin([a, b], on="k", time="ts", window=5, algorithm=algorithm))
+
+
+def test_hw_without_a_key(spark, a, b):
+    fails(spark, ValueError, r"'hw'.*needs an equality key",
+          lambda: wjoin.wjoin([a, b], time="ts", window=5, algorithm="hw"))
+
+
+def test_hw_with_a_key_not_shared_by_all_inputs(spark, a, b, c):
+    fails(spark, ValueError, r"'hw'.*needs an equality key", lambda: wjoin.wjoin(
+        [a, b, c], on=F.col("A.k") == F.col("B.k"), time="ts", window=5, algorithm="hw"))
+
+
+def test_hw_with_a_non_equality_condition_only(spark, a, b):
+    fails(spark, ValueError, r"'hw'.*needs an equality key", lambda: wjoin.wjoin(
+        [a, b], on=F.col("A.k") < F.col("B.k"), time="ts", window=5, algorithm="hw"))
+
+
+# ---------------------------------------------------------------------------------------
+# streaming inputs (this version joins batch DataFrames only)
+
+
+def test_streaming_and_batch_inputs_mixed(spark):
+    stream = spark.readStream.format("rate").load()
+    batch = spark.createDataFrame([(1, dt.datetime(2024, 1, 1))], "value bigint, timestamp timestamp")
+    fails(spark, ValueError, r"inputs A are streaming and the others are not",
+          lambda: wjoin.wjoin([stream, batch], window="1 second"))
+
+
+def test_streaming_inputs(spark):
+    stream = spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
+    fails(spark, ValueError, r"inputs A, B are streaming.*batch DataFrames only",
+          lambda: wjoin.wjoin([stream, stream], window="1 second"))
