@@ -82,7 +82,7 @@ def test_non_dataframe_first_input(spark, a):
 
 
 def test_non_dataframe_in_dict(spark, a):
-    fails(spark, TypeError, r"item 1 is a dict, not a DataFrame",
+    fails(spark, TypeError, r"input 'B' is a dict, not a DataFrame",
           lambda: wjoin.wjoin({"A": a, "B": {}}, time="ts", window=5))
 
 

@@ -43,22 +43,30 @@ def _facade(spark: SparkSession):
     return spark._jvm.wjoin.WJoin
 
 
-def _names(inputs, spark) -> tuple[list[str], list[DataFrame]]:
+def _inputs(inputs) -> tuple[list[str] | None, list[DataFrame]]:
+    """(names or None, DataFrames), checked: a list or dict of at least 2 DataFrames."""
     if isinstance(inputs, Mapping):
         names, dfs = list(inputs.keys()), list(inputs.values())
         for name in names:
             if not isinstance(name, str) or not name:
                 raise TypeError(f"inputs: dict keys are input names (non-empty strings), got {name!r}")
+        labels = [f"input {name!r}" for name in names]
     elif isinstance(inputs, Sequence) and not isinstance(inputs, str):
         names, dfs = None, list(inputs)
+        labels = [f"item {i}" for i in range(len(dfs))]
     else:
         raise TypeError(f"inputs: expected a list of DataFrames or a dict name -> DataFrame, got "
                         f"{type(inputs).__name__}")
-    for i, df in enumerate(dfs):
+    for label, df in zip(labels, dfs):
         if not isinstance(df, DataFrame):
-            raise TypeError(f"inputs: item {i} is a {type(df).__name__}, not a DataFrame")
+            raise TypeError(f"inputs: {label} is a {type(df).__name__}, not a DataFrame")
     if len(dfs) < 2:
         raise ValueError(f"a W-join needs at least 2 inputs, got {len(dfs)}")
+    return names, dfs
+
+
+def _names(inputs, spark) -> tuple[list[str], list[DataFrame]]:
+    names, dfs = _inputs(inputs)
     if names is None:
         names = list(_facade(spark).defaultNames([df._jdf for df in dfs]))
     lowered = [n.lower() for n in names]
@@ -139,10 +147,8 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
     """
     if not isinstance(algorithm, str) or algorithm.lower() not in ALGORITHMS:
         raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    dfs0 = list(inputs.values()) if isinstance(inputs, Mapping) else inputs
-    spark = next((df.sparkSession for df in (dfs0 or []) if isinstance(df, DataFrame)), None)
-    if spark is None:
-        raise TypeError("inputs: expected DataFrames")
+    _, dfs0 = _inputs(inputs)
+    spark = dfs0[0].sparkSession
     names, dfs = _names(inputs, spark)
     times = _time_columns(time, names, dfs)
     kinds = set()

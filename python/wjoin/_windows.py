@@ -7,9 +7,13 @@ text that the JVM facade parses again into its difference-bound matrix.
 from __future__ import annotations
 
 import datetime as _dt
+import decimal
 import numbers
 import re
 from dataclasses import dataclass
+
+# The largest window (as in the JVM): sums of a few windows still fit in a 64-bit integer.
+MAX_LENGTH = (2**63 - 1) // 8
 
 _MICROS = {
     "microsecond": 1, "microseconds": 1, "us": 1,
@@ -62,6 +66,8 @@ def parse_length(text: str, integral: bool, what: str) -> int:
     if integral:
         if len(tokens) != 1 or not re.fullmatch(r"\d+", tokens[0]):
             raise ValueError(f"{what}: the time column is integral, so give a whole number in its unit, got {text!r}")
+        if int(tokens[0]) > MAX_LENGTH:
+            raise ValueError(f"{what}: the window {text!r} is too large (at most {MAX_LENGTH})")
         return int(tokens[0])
     if len(tokens) % 2:
         raise ValueError(f"{what}: expected pairs of <number> <unit> such as '2 seconds', got {text!r}")
@@ -71,13 +77,17 @@ def parse_length(text: str, integral: bool, what: str) -> int:
             raise ValueError(f"{what}: unknown unit {unit!r} in {text!r} (use microseconds .. weeks; months and "
                              "years have no fixed length)")
         try:
-            value = float(number)
-        except ValueError:
+            value = decimal.Decimal(number)
+        except decimal.InvalidOperation:
             raise ValueError(f"{what}: {number!r} in {text!r} is not a number") from None
+        if not value.is_finite():
+            raise ValueError(f"{what}: {number!r} in {text!r} is not a finite number")
         micros = value * _MICROS[unit.lower()]
-        if micros != int(micros):
+        if micros != micros.to_integral_value():
             raise ValueError(f"{what}: {text!r} is not a whole number of microseconds")
         total += int(micros)
+    if total > MAX_LENGTH:
+        raise ValueError(f"{what}: the window {text!r} is too large")
     return total
 
 
@@ -98,6 +108,8 @@ def length_text(value, integral: bool, what: str) -> str:
                              f"'{value} seconds' or a datetime.timedelta, not the bare number {value!r}")
         if value < 0 or value != int(value):
             raise ValueError(f"{what}: an integral window must be a whole number >= 0, got {value!r}")
+        if int(value) > MAX_LENGTH:
+            raise ValueError(f"{what}: the window {value!r} is too large (at most {MAX_LENGTH})")
         return str(int(value))
     if isinstance(value, str):
         parse_length(value, integral, what)

@@ -5,13 +5,13 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.analysis.Resolver
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project, SubqueryAlias}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias, UnaryNode, View}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.core.{Algorithm, Durations, UniformWindow, WindowMatrix, WindowTerm, WindowTermParser}
-import wjoin.plan.{WindowJoin, WindowSpec}
+import wjoin.plan.{PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
 
 /**
  * The Scala API of the W-join (the Python package calls [[WJoin.create]]):
@@ -58,9 +58,24 @@ object WJoin {
       timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName)
   }
 
-  private def aliasOf(df: DataFrame): Option[String] = SparkBridge.analyzedPlan(df) match {
-    case SubqueryAlias(id, _) => Some(id.name)
-    case _ => None
+  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
+    case And(l, r) => splitConjuncts(l) ++ splitConjuncts(r)
+    case other => Seq(other)
+  }
+
+  /**
+   * The name `DataFrame.alias` gave, also under later filters and projections (which keep the
+   * qualifier); not the name of a table or view.
+   */
+  private def aliasOf(df: DataFrame): Option[String] = {
+    def find(plan: LogicalPlan): Option[String] = plan match {
+      case SubqueryAlias(id, _: View) => None
+      case SubqueryAlias(id, _) if id.qualifier.isEmpty => Some(id.name)
+      case u: UnaryNode => find(u.child)
+      case _ => None
+    }
+    val plan = SparkBridge.analyzedPlan(df)
+    find(plan).filter(name => plan.output.nonEmpty && plan.output.forall(_.qualifier == Seq(name)))
   }
 
   /** Names for inputs given as a list: their `alias` where set, else A, B, C, ... by position. */
@@ -156,8 +171,11 @@ object WJoin {
       val cols = children.indices.map(i => column(children(i), name, inputNames(i), "join", resolver))
       cols.tail.map(c => EqualTo(cols.head, c))
     }
-    val userCondition = Option(onCondition).map(SparkBridge.expression(spark, _)).toSeq
-    val condition = (keyEqualities ++ userCondition).reduceOption(And)
+    // Python UDFs over several inputs run in a Filter above the join (Spark extracts them
+    // only from Filter and Project); for an inner join that is the same answer.
+    val (pythonConjuncts, userConjuncts) = Option(onCondition).map(SparkBridge.expression(spark, _)).toSeq
+      .flatMap(splitConjuncts).partition(PushFiltersIntoWindowJoin.callsPython)
+    val condition = (keyEqualities ++ userConjuncts).reduceOption(And)
 
     val terms: Seq[WindowTerm] =
       Option(window).map(w => UniformWindow(Durations.parse(w, integral, "window"), s"WINDOW = $w")).toSeq ++
@@ -165,12 +183,14 @@ object WJoin {
     require(terms.nonEmpty, "give the window: window=\"2 seconds\" (every pair) or windows=\"WINDOW(A,B) = ...\"")
     val matrix = WindowMatrix.close(terms, inputNames)
 
-    val join = WindowJoin(children, inputNames, times, condition, WindowSpec(terms, matrix, integral), algorithm)
-    val top = if (onColumns.isEmpty) join else {
+    val join = WindowJoin(children, inputNames, times, condition, WindowSpec(terms, matrix, integral), algorithm,
+      children.flatMap(_.output))
+    val filtered = if (pythonConjuncts.isEmpty) join else Filter(pythonConjuncts.reduce(And), join)
+    val top = if (onColumns.isEmpty) filtered else {
       val keyCols = onColumns.asScala.toSeq.map(name => column(children.head, name, inputNames.head, "join", resolver))
       val keyIds = onColumns.asScala.toSeq.flatMap(name =>
         children.map(c => column(c, name, "", "join", resolver).exprId)).toSet
-      Project(keyCols ++ children.flatMap(_.output).filterNot(a => keyIds(a.exprId)), join)
+      Project(keyCols ++ children.flatMap(_.output).filterNot(a => keyIds(a.exprId)), filtered)
     }
     SparkBridge.toDataFrame(spark, top)
   }

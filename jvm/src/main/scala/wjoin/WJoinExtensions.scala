@@ -3,7 +3,7 @@ package wjoin
 import org.apache.spark.sql.SparkSessionExtensions
 
 import wjoin.exec.WindowJoinStrategy
-import wjoin.plan.{PushFiltersIntoWindowJoin, WindowJoinChecks}
+import wjoin.plan.{PruneWindowJoinOutput, PushFiltersIntoWindowJoin, WindowJoinChecks}
 
 /**
  * Registers the W-join with a SparkSession:
@@ -17,6 +17,8 @@ class WJoinExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectCheckRule(_ => WindowJoinChecks)
     // Push single-input filters into the inputs; merge multi-input ones into the condition.
     extensions.injectOptimizerRule(_ => PushFiltersIntoWindowJoin)
+    // Produce only the columns the parent uses (none for a count).
+    extensions.injectOptimizerRule(_ => PruneWindowJoinOutput)
     // Plan the logical WindowJoin as our WindowJoinExec.
     extensions.injectPlannerStrategy(_ => WindowJoinStrategy)
   }

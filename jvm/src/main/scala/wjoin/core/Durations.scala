@@ -23,6 +23,9 @@ object Durations {
       "week" -> 7 * d, "weeks" -> 7 * d)
   }
 
+  /** The largest window: sums of a few windows still fit in a Long. */
+  val MaxLength: Long = Long.MaxValue / 8
+
   /** Returns the length, or throws IllegalArgumentException naming `what` and the text. */
   def parse(text: String, integralTime: Boolean, what: String): Long = {
     def fail(why: String): Nothing =
@@ -35,21 +38,25 @@ object Durations {
     if (tokens.head.startsWith("-")) fail("a window cannot be negative")
     if (integralTime) {
       if (tokens.size != 1) fail("the time column is integral, so give a plain number in its unit (e.g. 100)")
-      try java.lang.Long.parseLong(tokens.head)
-      catch { case _: NumberFormatException => fail("the time column is integral, so give a whole number") }
+      val value = try java.lang.Long.parseLong(tokens.head)
+        catch { case _: NumberFormatException => fail("the time column is integral, so give a whole number") }
+      if (value > MaxLength) fail(s"the length is too large (at most $MaxLength)")
+      value
     } else {
       if (tokens.size % 2 != 0)
         fail("expected pairs of <number> <unit>, e.g. '2 seconds' or 'INTERVAL 5 MINUTES'")
-      tokens.grouped(2).collect { case Seq(number, unitWord) =>
+      val total = tokens.grouped(2).collect { case Seq(number, unitWord) =>
         val unit = MicrosPerUnit.getOrElse(unitWord.toLowerCase(Locale.ROOT),
           fail(s"unknown unit '$unitWord' (use microseconds .. weeks; months and years have no fixed length)"))
         val value = try BigDecimal(number) catch { case _: NumberFormatException => fail(s"'$number' is not a number") }
         if (value < 0) fail("a window cannot be negative")
         val micros = value * BigDecimal(unit)
         if (!micros.isWhole) fail("the length is not a whole number of microseconds")
-        if (micros > BigDecimal(Long.MaxValue / 4)) fail("the length is too large")
+        if (micros > BigDecimal(MaxLength)) fail("the length is too large")
         micros.toLong
       }.sum
+      if (total > MaxLength) fail("the length is too large")
+      total
     }
   }
 

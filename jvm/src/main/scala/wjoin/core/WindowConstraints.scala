@@ -143,7 +143,13 @@ final class WindowMatrix(val n: Int, private val c: Array[Long]) extends Seriali
 object WindowMatrix {
   val Inf: Long = Long.MaxValue
 
-  def add(a: Long, b: Long): Long = if (a == Inf || b == Inf) Inf else a + b
+  /** a + b, saturating at Inf (and at Long.MinValue below), so huge windows never wrap. */
+  def add(a: Long, b: Long): Long =
+    if (a == Inf || b == Inf) Inf
+    else {
+      val r = a + b
+      if (((a ^ r) & (b ^ r)) < 0) { if (a > 0) Inf else Long.MinValue } else r
+    }
 
   /**
    * Closes the terms into a matrix. Errors (IllegalArgumentException) name the user's terms:
@@ -179,7 +185,9 @@ object WindowMatrix {
             "Widen one of these windows or intervals.")
       }
     }
-    for (j <- 0 until n) {
+    // Name the most isolated input first (for a disconnected graph, the one cut off).
+    val byIsolation = (0 until n).sortBy(j => -(0 until n).count(i => i != j && d(i * n + j) == Inf))
+    for (j <- byIsolation) {
       val unbounded = (0 until n).filter(i => i != j && d(i * n + j) == Inf)
       if (unbounded.nonEmpty) throw new IllegalArgumentException(
         s"input ${names(j)} has no window bound relative to ${unbounded.map(names).mkString(", ")}: " +

@@ -35,6 +35,15 @@ final class WindowJoinEvaluator(
 
   private val n = inputAttributes.size
 
+  /**
+   * What the engine buffers of each input row: the columns of the output and of the residual
+   * predicate, nothing else (time and key are read before). A count buffers empty rows.
+   */
+  private val storedAttributes: Seq[Seq[Attribute]] = {
+    val needed = AttributeSet(output) ++ AttributeSet(residual.flatMap(_.references))
+    inputAttributes.map(_.filter(needed.contains))
+  }
+
   /** The depth of `origin`'s probe order at which all of a conjunct's inputs are bound. */
   private def depthOf(origin: Int, conjunct: Expression): Int = {
     val inputs = (0 until n).filter(i => conjunct.references.exists(a => inputAttributes(i).exists(_.exprId == a.exprId)))
@@ -71,11 +80,11 @@ final class WindowJoinEvaluator(
   }
 
   def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
-    val allAttributes = inputAttributes.flatten
+    val allAttributes = storedAttributes.flatten
     val times = Array.tabulate(n)(timeReader)
     val keyOf = Array.tabulate(n)(keyReader)
 
-    val combined = new CombinedRow(inputAttributes.map(_.size))
+    val combined = new CombinedRow(storedAttributes.map(_.size))
     val predicates: Array[BasePredicate] = Array.tabulate(n * n) { od =>
       val (origin, depth) = (od / n, od % n)
       val due = residual.filter(c => depthOf(origin, c) == depth)
@@ -92,19 +101,23 @@ final class WindowJoinEvaluator(
         predicates(origin * n + depth).eval(combined.of(tuple))
     }
     val engine = new WJoinEngine(plan, filter)
-    new PartitionIterator(inputs.toArray, times, keyOf, engine, outputWriter())
+    new PartitionIterator(inputs.toArray, times, keyOf, engine, outputWriter(combined))
   }
 
   /**
-   * The output row of a combination: the inputs' rows side by side (the node's output is
-   * the children's outputs in order), concatenated by Spark's generated UnsafeRowJoiner,
-   * which copies the rows' bytes instead of going field by field.
+   * The output row of a combination. When the output is exactly the buffered columns (no
+   * column kept for the predicate alone) it is the buffered rows side by side, concatenated
+   * by Spark's generated UnsafeRowJoiner, which copies bytes instead of going field by field;
+   * otherwise a projection over the combined row.
    */
-  private def outputWriter(): Array[AnyRef] => InternalRow = {
-    require(output.map(_.exprId) == inputAttributes.flatten.map(_.exprId), "output must be the inputs' columns")
-    val schemas = inputAttributes.map(DataTypeUtils.fromAttributes)
+  private def outputWriter(combined: CombinedRow): Array[AnyRef] => InternalRow = {
+    if (output.map(_.exprId) != storedAttributes.flatten.map(_.exprId)) {
+      val project = UnsafeProjection.create(output, storedAttributes.flatten)
+      return tuple => project(combined.of(tuple))
+    }
+    val schemas = storedAttributes.map(DataTypeUtils.fromAttributes)
     val joiners = (1 until n).map(k =>
-      GenerateUnsafeRowJoiner.create(DataTypeUtils.fromAttributes(inputAttributes.take(k).flatten), schemas(k))).toArray
+      GenerateUnsafeRowJoiner.create(DataTypeUtils.fromAttributes(storedAttributes.take(k).flatten), schemas(k))).toArray
     tuple => {
       var row = tuple(0).asInstanceOf[UnsafeRow]
       var k = 1
@@ -113,12 +126,17 @@ final class WindowJoinEvaluator(
     }
   }
 
-  /** Buffered rows are UnsafeRow copies, as the output joiner needs. */
-  private def unsafeCopier(i: Int): InternalRow => UnsafeRow = {
-    val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
-    (row: InternalRow) => row match {
-      case u: UnsafeRow => u.copy()
-      case r => toUnsafe(r).copy()
+  /** The buffered form of an input row: an UnsafeRow copy of its stored columns. */
+  private def storer(i: Int): InternalRow => UnsafeRow = {
+    if (storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)) {
+      val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
+      (row: InternalRow) => row match {
+        case u: UnsafeRow => u.copy()
+        case r => toUnsafe(r).copy()
+      }
+    } else {
+      val project = UnsafeProjection.create(storedAttributes(i), inputAttributes(i))
+      (row: InternalRow) => project(row).copy()
     }
   }
 
@@ -131,7 +149,7 @@ final class WindowJoinEvaluator(
     private val timeColumnNullable = timeColumns.map(_.nullable).toArray
     private val timeOrdinals = Array.tabulate(n)(i =>
       inputAttributes(i).indexWhere(_.exprId == timeColumns(i).asInstanceOf[Attribute].exprId))
-    private val copiers = Array.tabulate(n)(unsafeCopier)
+    private val copiers = Array.tabulate(n)(storer)
     private val heads = new Array[InternalRow](n)
     private val headTimes = new Array[Long](n)
     private var nullRows = 0L

@@ -32,6 +32,7 @@ import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
  * @param residual    the conjuncts the engine tests (the keys guarantee the others)
  * @param windows     the window constraints and their closed matrix
  * @param algorithm   the chosen algorithm (never "auto" here)
+ * @param output      the output columns: some of the children's, in input order
  * @param children    the planned inputs
  */
 case class WindowJoinExec(
@@ -41,13 +42,12 @@ case class WindowJoinExec(
     residual: Seq[Expression],
     windows: WindowSpec,
     algorithm: Algorithm,
+    output: Seq[Attribute],
     children: Seq[SparkPlan]) extends SparkPlan {
 
   private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
 
   @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed)
-
-  override def output: Seq[Attribute] = children.flatMap(_.output)
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (keys.nonEmpty) keys.map(k => ClusteredDistribution(k)) else children.map(_ => AllTuples)
@@ -98,6 +98,7 @@ object WindowJoinExec {
     val algorithm = Algorithm.parse(w.algorithm).getOrElse(Algorithm.auto(analysis.hasKey))
     val hashed = algorithm != Algorithm.NLW && analysis.hasKey
     val residual = if (hashed) analysis.otherConjuncts else analysis.allConjuncts
-    new WindowJoinExec(w.inputNames, w.timeColumns, analysis.keys, residual, w.windows, algorithm, children)
+    new WindowJoinExec(w.inputNames, w.timeColumns, analysis.keys, residual, w.windows, algorithm, w.output,
+      children)
   }
 }

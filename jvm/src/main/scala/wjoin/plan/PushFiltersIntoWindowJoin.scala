@@ -1,21 +1,28 @@
 package wjoin.plan
 
-import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelper}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
+import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelper, PythonFuncExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 
 /**
  * Filter push-down for [[WindowJoin]], as Spark's PushPredicateThroughJoin does for inner
  * joins: a deterministic conjunct over one input's columns moves into that input (fewer rows
  * to buffer); a deterministic conjunct over several inputs joins the W-join condition (it is
- * then tested as soon as its inputs are bound); anything else stays where it is.
+ * then tested as soon as its inputs are bound); anything else stays where it is, and so does
+ * a Python UDF over several inputs (Spark evaluates Python UDFs in their own operator, which it
+ * can only extract from a Filter or Project).
  */
 object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper {
+  def callsPython(e: Expression): Boolean = e.exists(_.isInstanceOf[PythonFuncExpression])
+
   override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
     case Filter(filterCondition, w: WindowJoin) if w.resolved =>
-      val (deterministic, rest) = splitConjunctivePredicates(filterCondition).partition(_.deterministic)
-      val pushed = pushInto(w, deterministic)
-      if (rest.isEmpty) pushed else Filter(rest.reduce(And), pushed)
+      val (deterministic, rest) = splitConjunctivePredicates(filterCondition).partition(c =>
+        c.deterministic && (!callsPython(c) || w.children.exists(ch => c.references.subsetOf(ch.outputSet))))
+      if (deterministic.isEmpty) Filter(filterCondition, w) else {
+        val pushed = pushInto(w, deterministic)
+        if (rest.isEmpty) pushed else Filter(rest.reduce(And), pushed)
+      }
     case w: WindowJoin if w.resolved && w.condition.exists(singleInputConjuncts(w, _).nonEmpty) =>
       pushInto(w.copy(condition = None), splitConjunctivePredicates(w.condition.get))
   }
@@ -33,5 +40,16 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
     }
     val condition = (w.condition.toSeq.flatMap(splitConjunctivePredicates) ++ multi).reduceOption(And)
     w.copy(children = children, condition = condition)
+  }
+}
+
+/**
+ * Narrows a [[WindowJoin]]'s output to the columns its parent projection uses (a count needs
+ * none), so each combination costs only those columns and ColumnPruning can prune the inputs.
+ */
+object PruneWindowJoinOutput extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
+    case p @ Project(list, w: WindowJoin) if w.resolved && !w.outputSet.subsetOf(p.references) =>
+      p.copy(child = w.copy(outputColumns = w.outputColumns.filter(p.references.contains)))
   }
 }

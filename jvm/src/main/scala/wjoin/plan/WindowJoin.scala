@@ -31,10 +31,11 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  *       child A    child B    child C      (each with its event-time column ts_i)
  * }}}
  *
- * The output is the children's outputs in input order, so Spark's own ColumnPruning can
- * prune the children (the node references only its time columns and condition), filters
- * over single inputs are pushed into them by [[PushFiltersIntoWindowJoin]], and constant
- * folding applies to the condition like to any expression.
+ * The output is the children's columns in input order, narrowed to what the parent needs
+ * by [[PruneWindowJoinOutput]]; Spark's own ColumnPruning then prunes the children to the
+ * output plus the time columns and condition. Filters over single inputs are pushed into
+ * them by [[PushFiltersIntoWindowJoin]]; constant folding applies to the condition like to
+ * any expression.
  *
  * @param children    the inputs, in order
  * @param inputNames  the inputs' names (aliases), used by window terms, EXPLAIN and errors
@@ -43,6 +44,7 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  *                    hash keys at planning time
  * @param windows     the window constraints and their closed matrix
  * @param algorithm   "auto", "nlw", "hw" or "mw"
+ * @param outputColumns the output: columns of the children, in input order
  */
 case class WindowJoin(
     children: Seq[LogicalPlan],
@@ -50,9 +52,10 @@ case class WindowJoin(
     timeColumns: Seq[Expression],
     condition: Option[Expression],
     windows: WindowSpec,
-    algorithm: String) extends LogicalPlan {
+    algorithm: String,
+    outputColumns: Seq[Attribute]) extends LogicalPlan {
 
-  override def output: Seq[Attribute] = children.flatMap(_.output)
+  override def output: Seq[Attribute] = outputColumns
 
   override lazy val resolved: Boolean =
     childrenResolved && expressions.forall(_.resolved) && condition.forall(_.dataType == BooleanType)

@@ -79,6 +79,23 @@ class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     assert(m("peakBufferedRows").value < 400)
   }
 
+  test("the operator produces only the columns its parent uses") {
+    val (a, b, c) = (stream(17, 300, 3, 200), stream(18, 300, 3, 200), stream(19, 300, 3, 200))
+    val joined = a.wjoin(b, c).on("k").time("t").window("4").toDF
+    val all = joined.collect()
+    val counted = joined.groupBy().count()
+    assert(execOf(counted).output.isEmpty)
+    assert(counted.collect().head.getLong(0) == all.length)
+    val some = joined.select(col("C.v"), col("A.t"))
+    assert(execOf(some).output.map(_.name) == Seq("t", "v"))
+    assert(sorted(some) == all.map(r => s"${r.getInt(6)},${r.getLong(1)}").sorted.toSeq)
+    val withPredicate = WJoin("A" -> a, "B" -> b).on("k").on(col("A.v") < col("B.v")).time("t").window("4").toDF
+      .select(col("B.t"))
+    assert(execOf(withPredicate).output.map(_.name) == Seq("t"))
+    assert(withPredicate.count() == WJoin("A" -> a, "B" -> b).on("k").time("t").window("4").toDF
+      .where(col("A.v") < col("B.v")).count())
+  }
+
   test("NULL times and keys never match and never fail") {
     val a = Seq[(Option[Int], Option[Long])]((Some(1), Some(1L)), (None, Some(1L)), (Some(1), None)).toDF("k", "t")
     val b = Seq[(Option[Int], Option[Long])]((Some(1), Some(2L)), (None, Some(2L)), (Some(1), None)).toDF("k", "t")
