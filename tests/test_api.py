@@ -483,3 +483,15 @@ def test_huge_integral_window_is_not_a_contradiction(spark):
         assert "contradict" not in str(e), str(e)
     else:
         assert rows_of(joined) == bag([(0, 1000), (-7, 1000)])
+
+
+def test_alias_survives_later_filters_and_projections(a, b):
+    x = a.alias("X").where(F.col("ts") >= 0).select("k", "ts")
+    out = wjoin.wjoin([x, b], on="k", time="ts", windows="WINDOW(X,B) = 1")
+    assert out.select("X.ts").count() == out.count()
+
+
+def test_temp_views_are_named_by_position_not_view_name(spark, a, b):
+    a.createOrReplaceTempView("cams_a")
+    out = wjoin.wjoin([spark.table("cams_a"), b], on="k", time="ts", windows="WINDOW(A,B) = 1")
+    assert out.count() == wjoin.wjoin([a, b], on="k", time="ts", window=1).count()
