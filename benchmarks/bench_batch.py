@@ -87,8 +87,11 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--algorithm", default="auto")
     p.add_argument("--no-builtin", action="store_true")
+    p.add_argument("--shuffle-partitions", type=int, default=200, help="spark.sql.shuffle.partitions, for both")
     args = p.parse_args()
-    spark = session("wjoin-bench-batch")
+    spark = session("wjoin-bench-batch", shuffle_partitions=args.shuffle_partitions)
+    say(f"local[*] on {spark.sparkContext.defaultParallelism} cores, spark.sql.shuffle.partitions="
+        f"{args.shuffle_partitions}, AQE on; each run writes every output column to the noop sink")
     workloads = [(args.rows, args.keys)] if args.rows else [(200_000, 1000), (50_000, 100)]
     for rows, keys in workloads:
         run(spark, args.inputs, rows, keys, args.rate, args.window, args.repeats, args.algorithm,
