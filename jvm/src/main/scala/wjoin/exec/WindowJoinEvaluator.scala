@@ -50,9 +50,15 @@ final class WindowJoinEvaluator(
     (inputs.map(i => if (i == origin) 0 else plan.probeOrder(origin).indexOf(i)) :+ 0).max
   }
 
-  private def timeReader(i: Int): InternalRow => Long = {
+  /** Ordinal of each input's time column in its rows. */
+  private val timeOrdinals: Array[Int] = Array.tabulate(n) { i =>
     val ordinal = inputAttributes(i).indexWhere(_.exprId == timeColumns(i).asInstanceOf[Attribute].exprId)
     require(ordinal >= 0, s"time column ${timeColumns(i)} is not a column of input $i")
+    ordinal
+  }
+
+  private def timeReader(i: Int): InternalRow => Long = {
+    val ordinal = timeOrdinals(i)
     timeColumns(i).dataType match {
       case IntegerType => r => r.getInt(ordinal).toLong
       case ShortType => r => r.getShort(ordinal).toLong
@@ -147,8 +153,6 @@ final class WindowJoinEvaluator(
       engine: WJoinEngine,
       emit: Array[AnyRef] => InternalRow) extends Iterator[InternalRow] {
     private val timeColumnNullable = timeColumns.map(_.nullable).toArray
-    private val timeOrdinals = Array.tabulate(n)(i =>
-      inputAttributes(i).indexWhere(_.exprId == timeColumns(i).asInstanceOf[Attribute].exprId))
     private val copiers = Array.tabulate(n)(storer)
     private val heads = new Array[InternalRow](n)
     private val headTimes = new Array[Long](n)
