@@ -3,7 +3,8 @@
 For each workload: N streams (exponential inter-arrival, `rate` rows/s each, keys uniform
 over `keys` values), a uniform window; our `wjoin` and Spark's chained inner joins with every
 pairwise BETWEEN condition, run alternately `repeats` times after a warm-up; each run writes
-every output column to Spark's `noop` sink. Prints input rows/s of both and the ratio.
+every output column to Spark's `noop` sink. Prints input rows/s of both and the ratio, and the
+floor: the same inputs shuffled on the key and sorted by time with no join at all.
 
     .venv/bin/python benchmarks/bench_batch.py                  # the two workloads of issue 2
     .venv/bin/python benchmarks/bench_batch.py --rows 20000 --keys 100 --inputs 4
@@ -42,6 +43,15 @@ def ours(dfs, window_seconds: float, algorithm: str):
     return joined.select(["k"] + [F.col(f"{n}.{c}") for n in names for c in ("k", "ts", "v") if c != "k"])
 
 
+def floor(dfs, partitions: int):
+    """What any partitioned W-join plan pays before joining: every input shuffled on the key
+    and sorted by time, then read by as many tasks as there are cores (as AQE coalesces the
+    W-join's inputs), with no join."""
+    parts = [df.repartition(partitions, "k").sortWithinPartitions("ts") for df in dfs]
+    cores = dfs[0].sparkSession.sparkContext.defaultParallelism
+    return reduce(lambda x, y: x.union(y), parts).coalesce(cores)
+
+
 def noop(df):
     df.write.format("noop").mode("overwrite").save()
 
@@ -60,14 +70,19 @@ def run(spark, inputs: int, rows: int, keys: int, rate: float, window: float, re
     noop(ours_df)  # warm-up
     if builtin:
         noop(builtin_join(dfs, window))
-    t_ours, t_builtin = [], []
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    noop(floor(dfs, partitions))
+    t_ours, t_builtin, t_floor = [], [], []
     for _ in range(repeats):
+        t_floor.append(timed(lambda: noop(floor(dfs, partitions))))
         t_ours.append(timed(lambda: noop(ours(dfs, window, algorithm))))
         if builtin:
             t_builtin.append(timed(lambda: noop(builtin_join(dfs, window))))
     mo = median(t_ours)
     say(f"  wjoin ({algorithm}):  median {mo:6.2f} s  {total_in / mo:12,.0f} input rows/s   runs "
         + ", ".join(f"{t:.2f}" for t in t_ours))
+    mf = median(t_floor)
+    say(f"  floor (shuffle + sort, no join): median {mf:6.2f} s   wjoin / floor: {mo / mf:.2f}")
     if builtin:
         mb = median(t_builtin)
         say(f"  Spark built-in: median {mb:6.2f} s  {total_in / mb:12,.0f} input rows/s   runs "
