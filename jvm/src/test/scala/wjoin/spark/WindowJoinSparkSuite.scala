@@ -41,6 +41,21 @@ class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     }
   }
 
+  test("5 inputs (more than Spark's zipPartitions takes) equal Spark's joins") {
+    val inputs = (0 until 5).map(i => stream(40 + i, 60, 2, 40))
+    inputs.zipWithIndex.foreach { case (df, i) => df.createOrReplaceTempView(s"s$i") }
+    val pairs = for (i <- 0 until 5; j <- i + 1 until 5) yield s"abs(s$i.t - s$j.t) <= 3"
+    val expected = sorted(spark.sql(
+      s"SELECT * FROM s0, s1, s2, s3, s4 WHERE s0.k = s1.k AND s1.k = s2.k AND s2.k = s3.k AND s3.k = s4.k AND " +
+        pairs.mkString(" AND ")))
+    assert(expected.nonEmpty)
+    for (algorithm <- Seq("hw", "mw")) {
+      val got = WJoin.of(inputs).on(col("A.k") === col("B.k") && col("B.k") === col("C.k") &&
+        col("C.k") === col("D.k") && col("D.k") === col("E.k")).time("t").window("3").algorithm(algorithm).toDF
+      assert(sorted(got) == expected, algorithm)
+    }
+  }
+
   test("condition as a Column with per-pair windows, no shared key") {
     val (a, b, c) = (stream(4, 120, 3, 100), stream(5, 120, 3, 100), stream(6, 120, 3, 100))
     a.createOrReplaceTempView("a"); b.createOrReplaceTempView("b"); c.createOrReplaceTempView("c")
