@@ -7,9 +7,9 @@
 from pyspark.sql import DataFrame as _DataFrame
 
 from ._api import ALGORITHMS, configure, jar_path, wjoin
-from ._windows import Directed, directed
+from ._windows import Directed, StreamRange, directed, range_window
 
-__all__ = ["ALGORITHMS", "Directed", "configure", "directed", "jar_path", "wjoin"]
+__all__ = ["ALGORITHMS", "Directed", "StreamRange", "configure", "directed", "jar_path", "range_window", "wjoin"]
 __version__ = "0.1.0"
 
 

@@ -46,6 +46,24 @@ class Directed:
         return f"DWINDOW({self.a},{self.b}) = [{lo}, {hi}]"
 
 
+@dataclass(frozen=True)
+class StreamRange:
+    """``RANGE(b)``: b's row is in b's sliding window at the newest member's time."""
+
+    b: str
+    length: object
+
+    def text(self, integral: bool) -> str:
+        return f"RANGE({self.b}) = {length_text(self.length, integral, f'range_window({self.b!r})')}"
+
+
+def range_window(b: str, length) -> StreamRange:
+    """A per-stream time-based window: ``max(ts) - ts_b <= length`` (Golab & Özsu)."""
+    if not isinstance(b, str):
+        raise TypeError(f"range_window() takes an input name as a string, got {b!r}")
+    return StreamRange(b, length)
+
+
 def directed(a: str, b: str, high, low=0) -> Directed:
     """A directed window: ``low <= ts_b - ts_a <= high`` (b follows a)."""
     for name in (a, b):
@@ -120,6 +138,7 @@ def length_text(value, integral: bool, what: str) -> str:
 
 _TERM = re.compile(r"^\s*(WINDOW|DWINDOW)\s*(?:\(\s*([^,()\s]+)\s*,\s*([^,()\s]+)\s*\))?\s*=\s*(.+?)\s*$",
                    re.IGNORECASE | re.DOTALL)
+_PER_STREAM = re.compile(r"^\s*(RANGE|ROWS)\s*\(\s*([^,()\s]+)\s*\)\s*=\s*(.+?)\s*$", re.IGNORECASE | re.DOTALL)
 _INTERVAL = re.compile(r"^\[\s*(.+?)\s*,\s*(.+?)\s*\]$", re.DOTALL)
 
 
@@ -153,10 +172,20 @@ def check_terms(text: str, names: list[str], integral: bool) -> str:
     if not text.strip():
         raise ValueError("windows: the window constraints are empty")
     for term in _split_and(text):
+        per_stream = _PER_STREAM.match(term)
+        if per_stream:
+            kind, name, value = per_stream.groups()
+            name = _name(name, names, term)
+            if kind.upper() == "ROWS":
+                raise ValueError(f"window term {term!r}: count-based ROWS windows are not supported yet; use "
+                                 f"RANGE({name}) = <length> (time-based) or WINDOW terms")
+            parse_length(value, integral, f"window term {term!r}")
+            continue
         m = _TERM.match(term)
         if not m:
             raise ValueError(f"cannot parse window term {term!r}: expected WINDOW = <length>, WINDOW(A,B) = <length>, "
-                             "DWINDOW(A,B) = <length> or DWINDOW(A,B) = [<low>, <high>], joined with AND")
+                             "DWINDOW(A,B) = <length>, DWINDOW(A,B) = [<low>, <high>] or RANGE(A) = <length>, "
+                             "joined with AND")
         kind, a, b, value = m.groups()
         directed_term = kind.upper() == "DWINDOW"
         if a is None and directed_term:
@@ -182,7 +211,7 @@ def terms_text(windows, names: list[str], integral: bool) -> str:
     """``windows=`` (str, dict of pairs, or list of strings / :class:`Directed`) as checked text."""
     if isinstance(windows, str):
         return check_terms(windows, names, integral)
-    if isinstance(windows, Directed):
+    if isinstance(windows, (Directed, StreamRange)):
         windows = [windows]
     if isinstance(windows, dict):
         parts = []
@@ -208,10 +237,14 @@ def terms_text(windows, names: list[str], integral: bool) -> str:
                 _name(term.a, names, f"directed({term.a!r}, {term.b!r})")
                 _name(term.b, names, f"directed({term.a!r}, {term.b!r})")
                 parts.append(term.text(integral))
+            elif isinstance(term, StreamRange):
+                _name(term.b, names, f"range_window({term.b!r})")
+                parts.append(term.text(integral))
             elif isinstance(term, str):
                 parts.append(check_terms(term, names, integral))
             else:
-                raise TypeError(f"windows: list items are strings or wjoin.directed(...), got {type(term).__name__}")
+                raise TypeError(f"windows: list items are strings, wjoin.directed(...) or wjoin.range_window(...), got "
+                                f"{type(term).__name__}")
         if not parts:
             raise ValueError("windows: the list of window constraints is empty")
         return " AND ".join(parts)

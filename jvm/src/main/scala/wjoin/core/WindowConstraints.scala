@@ -31,17 +31,28 @@ final case class DirectedWindow(a: Int, b: Int, lo: Long, hi: Long, text: String
 }
 
 /**
+ * Per-stream time-based sliding window (Golab & Ozsu, Kang et al.): input b's member is in
+ * b's window at the time of the combination's newest member, max(ts) - ts_b <= t, i.e.
+ * ts_i - ts_b <= t for every other input i.
+ */
+final case class StreamRange(b: Int, t: Long, text: String) extends WindowTerm {
+  def bounds(n: Int): Seq[(Int, Int, Long)] = for (i <- 0 until n if i != b) yield (i, b, t)
+}
+
+/**
  * Turns the papers' window syntax into [[WindowTerm]]s:
  * {{{
  *   WINDOW = 1 hour                                   -- Form 1
  *   WINDOW(A,B) = 5 minutes AND WINDOW(B,C) = 10 minutes
  *   DWINDOW(A,B) = 2 minutes                          -- 0 <= ts_B - ts_A <= 2 minutes
  *   DWINDOW(A,B) = [30 seconds, 2 minutes]            -- 30 s <= ts_B - ts_A <= 2 min
+ *   RANGE(B) = 10 minutes                             -- max(ts) - ts_B <= 10 minutes
  * }}}
  */
 object WindowTermParser {
   private val Term =
     """(?is)\s*(WINDOW|DWINDOW)\s*(?:\(\s*([^,()\s]+)\s*,\s*([^,()\s]+)\s*\))?\s*=\s*(.+?)\s*""".r
+  private val PerStream = """(?is)\s*(RANGE|ROWS)\s*\(\s*([^,()\s]+)\s*\)\s*=\s*(.+?)\s*""".r
   private val Interval = """(?s)\[\s*(.+?)\s*,\s*(.+?)\s*\]""".r
 
   /** Splits on top-level AND (not inside [...]). */
@@ -73,6 +84,12 @@ object WindowTermParser {
     if (text == null || text.trim.isEmpty) throw new IllegalArgumentException("the window constraints are empty")
     splitTerms(text).map { termText =>
       termText match {
+        case PerStream(kind, name, value) =>
+          val b = resolveName(name, names, termText)
+          if (kind.equalsIgnoreCase("ROWS")) throw new IllegalArgumentException(
+            s"window term '$termText': count-based ROWS windows are not supported yet; use RANGE(${names(b)}) " +
+              "= <length> (time-based) or WINDOW terms")
+          StreamRange(b, Durations.parse(value, integralTime, s"window term '$termText'"), termText)
         case Term(kind, a, b, value) =>
           val directed = kind.toUpperCase(Locale.ROOT) == "DWINDOW"
           def len(t: String) = Durations.parse(t, integralTime, s"window term '$termText'")
@@ -99,7 +116,7 @@ object WindowTermParser {
           }
         case _ => throw new IllegalArgumentException(
           s"cannot parse window term '$termText': expected WINDOW = <length>, WINDOW(A,B) = <length>, " +
-            "DWINDOW(A,B) = <length> or DWINDOW(A,B) = [<low>, <high>], joined with AND")
+            "DWINDOW(A,B) = <length>, DWINDOW(A,B) = [<low>, <high>] or RANGE(A) = <length>, joined with AND")
       }
     }
   }

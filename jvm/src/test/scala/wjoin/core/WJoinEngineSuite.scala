@@ -42,7 +42,10 @@ class WJoinEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       "chain (Form 3)" -> (0 until n - 1).map(a => PairWindow(a, a + 1, 3 + a, s"WINDOW($a,${a + 1})")),
       "path" -> (0 until n - 1).map(a => DirectedWindow(a, a + 1, 0, 4, s"DWINDOW($a,${a + 1})")),
       "travel time" -> (0 until n - 1).map(a => DirectedWindow(a, a + 1, 1 + a % 2, 6, s"DWINDOW($a,${a + 1})")),
-      "mixed" -> (Seq(UniformWindow(8, "WINDOW = 8")) :+ DirectedWindow(0, n - 1, 2, 7, "DWINDOW(0,last)")))
+      "mixed" -> (Seq(UniformWindow(8, "WINDOW = 8")) :+ DirectedWindow(0, n - 1, 2, 7, "DWINDOW(0,last)")),
+      "per-stream RANGE" -> (0 until n).map(b => StreamRange(b, 3 + 2 * b, s"RANGE($b)")),
+      "RANGE with a path" -> ((0 until n - 1).map(a => DirectedWindow(a, a + 1, 0, 5, s"DWINDOW($a,${a + 1})")) :+
+        StreamRange(0, 6, "RANGE(0)")))
   }
 
   for (n <- 2 to 5; (shape, terms) <- shapes(n); keys <- Seq(1, 3)) {
@@ -82,6 +85,28 @@ class WJoinEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       TRow(2, 195, 1, 195), TRow(2, 205, 1, 205))
     val out = checkAll(3, rs, Seq(UniformWindow(100, "WINDOW = 100")), sameKey = true)
     assert(out == Seq(Seq(100, 150, 195), Seq(100, 180, 195)))
+  }
+
+  test("Golab & Ozsu Tables 2-3 written with per-stream RANGE windows") {
+    val names = Seq("S1", "S2", "S3")
+    val terms = WindowTermParser.parse("RANGE(S1) = 100 AND RANGE(S2) = 100 AND range(s3)=100", names, integralTime = true)
+    assert(terms.collect { case r: StreamRange => r.b } == Seq(0, 1, 2))
+    val matrix = WindowMatrix.close(terms, names)
+    assert(matrix == WindowMatrix.uniform(3, 100))
+    val rs = Seq(TRow(0, 90, 1, 90), TRow(0, 100, 1, 100), TRow(1, 150, 1, 150), TRow(1, 180, 1, 180),
+      TRow(2, 195, 1, 195), TRow(2, 205, 1, 205))
+    assert(checkAll(3, rs, terms, sameKey = true) == Seq(Seq(100, 150, 195), Seq(100, 180, 195)))
+  }
+
+  test("RANGE bounds one direction only; ROWS is refused with a clear message") {
+    val names = Seq("A", "B")
+    val m = WindowMatrix.close(WindowTermParser.parse("RANGE(A) = 5 AND RANGE(B) = 2", names, integralTime = true), names)
+    assert(m.upper(1, 0) == 5 && m.upper(0, 1) == 2) // ts_B - ts_A <= 5 (A's window), ts_A - ts_B <= 2
+    val unbounded = intercept[IllegalArgumentException](
+      WindowMatrix.close(WindowTermParser.parse("RANGE(A) = 5", names, integralTime = true), names))
+    assert(unbounded.getMessage.contains("input B has no window bound"))
+    val rows = intercept[IllegalArgumentException](WindowTermParser.parse("ROWS(B) = 10", names, integralTime = true))
+    assert(rows.getMessage.contains("count-based ROWS windows are not supported yet"))
   }
 
   test("memory follows the window, not the input") {
