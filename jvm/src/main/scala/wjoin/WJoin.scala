@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.analysis.Resolver
-import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias, UnaryNode, View}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
@@ -24,7 +24,7 @@ import wjoin.plan.{PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
  * The session needs `spark.sql.extensions=wjoin.WJoinExtensions`. Every misuse fails here,
  * before any job runs, with an IllegalArgumentException naming the input, column or term.
  */
-object WJoin {
+object WJoin extends PredicateHelper {
   /** Inputs named by the given names. */
   def apply(inputs: (String, DataFrame)*): Builder = new Builder(inputs.map(_._1), inputs.map(_._2))
 
@@ -56,11 +56,6 @@ object WJoin {
 
     def toDF: DataFrame = create(inputs.asJava, names.asJava, onColumns.asJava, onCondition.orNull,
       timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName)
-  }
-
-  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
-    case And(l, r) => splitConjuncts(l) ++ splitConjuncts(r)
-    case other => Seq(other)
   }
 
   /**
@@ -174,7 +169,7 @@ object WJoin {
     // Python UDFs over several inputs run in a Filter above the join (Spark extracts them
     // only from Filter and Project); for an inner join that is the same answer.
     val (pythonConjuncts, userConjuncts) = Option(onCondition).map(SparkBridge.expression(spark, _)).toSeq
-      .flatMap(splitConjuncts).partition(PushFiltersIntoWindowJoin.callsPython)
+      .flatMap(splitConjunctivePredicates).partition(PushFiltersIntoWindowJoin.callsPython)
     val condition = (keyEqualities ++ userConjuncts).reduceOption(And)
 
     val terms: Seq[WindowTerm] =

@@ -18,22 +18,21 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
   override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
     case Filter(filterCondition, w: WindowJoin) if w.resolved =>
       val (deterministic, rest) = splitConjunctivePredicates(filterCondition).partition(c =>
-        c.deterministic && (!callsPython(c) || w.children.exists(ch => c.references.subsetOf(ch.outputSet))))
+        c.deterministic && (!callsPython(c) || isSingleInput(w, c)))
       if (deterministic.isEmpty) Filter(filterCondition, w) else {
         val pushed = pushInto(w, deterministic)
         if (rest.isEmpty) pushed else Filter(rest.reduce(And), pushed)
       }
-    case w: WindowJoin if w.resolved && w.condition.exists(singleInputConjuncts(w, _).nonEmpty) =>
+    case w: WindowJoin if w.resolved && w.condition.exists(splitConjunctivePredicates(_).exists(isSingleInput(w, _))) =>
       pushInto(w.copy(condition = None), splitConjunctivePredicates(w.condition.get))
   }
 
-  private def singleInputConjuncts(w: WindowJoin, condition: Expression): Seq[Expression] =
-    splitConjunctivePredicates(condition).filter(c =>
-      c.deterministic && c.references.nonEmpty && w.children.exists(ch => c.references.subsetOf(ch.outputSet)))
+  /** A deterministic conjunct over the columns of one input only. */
+  private def isSingleInput(w: WindowJoin, c: Expression): Boolean =
+    c.deterministic && c.references.nonEmpty && w.children.exists(ch => c.references.subsetOf(ch.outputSet))
 
   private def pushInto(w: WindowJoin, conjuncts: Seq[Expression]): WindowJoin = {
-    val (single, multi) = conjuncts.partition(c =>
-      c.deterministic && c.references.nonEmpty && w.children.exists(ch => c.references.subsetOf(ch.outputSet)))
+    val (single, multi) = conjuncts.partition(isSingleInput(w, _))
     val children = w.children.map { child =>
       val mine = single.filter(_.references.subsetOf(child.outputSet))
       if (mine.isEmpty) child else Filter(mine.reduce(And), child)
