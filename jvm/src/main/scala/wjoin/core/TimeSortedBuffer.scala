@@ -20,13 +20,28 @@ class TimeSortedBuffer(initialCapacity: Int = 8) {
   final def oldestRow: AnyRef = rows(head)
   final def newestTime: Long = time(count - 1)
 
+  /**
+   * Adds a row after every row with time <= t. In arrival order (the batch W-join) that is
+   * the back, O(1); a streaming row older than buffered ones (within the watermark delay)
+   * shifts the newer rows by one, O(rows newer than t).
+   */
   final def append(t: Long, r: AnyRef): Unit = {
-    if (count > 0 && t < newestTime)
-      throw new IllegalStateException(s"rows must arrive in event-time order: $t after $newestTime")
     if (count == capacity) grow()
-    val at = (head + count) & (capacity - 1)
-    times(at) = t
-    rows(at) = r
+    var at = count
+    if (count > 0 && t < newestTime) {
+      at = upperBound(t)
+      var i = count
+      while (i > at) {
+        val to = (head + i) & (capacity - 1)
+        val from = (head + i - 1) & (capacity - 1)
+        times(to) = times(from)
+        rows(to) = rows(from)
+        i -= 1
+      }
+    }
+    val slot = (head + at) & (capacity - 1)
+    times(slot) = t
+    rows(slot) = r
     count += 1
   }
 

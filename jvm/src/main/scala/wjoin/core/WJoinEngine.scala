@@ -36,15 +36,32 @@ package wjoin.core
  * returns false (the tuple array is valid after each true); call finish() at the end of
  * input and drain next() once more.
  *
- * @param plan   closed window matrix, algorithm, per-origin probe orders
- * @param filter non-window predicate, tested as soon as its inputs are bound
+ * Streaming (one engine per micro-batch and partition, see `wjoin.exec.StreamingWindowJoinExec`):
+ * `completeThrough` = W, the eviction watermark: every row with time <= W has arrived.
+ *  - eager (backward): the state's rows are `preload`ed, then the batch's new rows are
+ *    offered in time order. Rows of the state may be newer than an offered row, so the
+ *    period is not clipped at t: [t - upper(o, j), t + upper(j, o)]. The trigger of a
+ *    combination is its member processed last, and only processed rows are in the windows,
+ *    so each combination is still found once. A row of input j is evicted once
+ *    ts + horizon(j) <= min(t - 1, W): no later row of this batch (>= t) and no future row
+ *    (> W) can reach it; finish() evicts up to W.
+ *  - ordered (forward): rows with time <= W are offered in time order, from the state and
+ *    the batch alike, and the sweep of r_o at t runs once t + horizon(o) <= W, the same
+ *    Mode 1 / Mode 2 as in batch; rows newer than W wait in the state.
+ * `onEvict` reports every row that leaves, so the state store can drop it.
+ *
+ * @param plan          closed window matrix, algorithm, per-origin probe orders
+ * @param filter        non-window predicate, tested as soon as its inputs are bound
+ * @param completeBound rows newer than this may still arrive after finish(): Long.MaxValue in
+ *                      batch, the eviction watermark W (in time units) in streaming
  */
-final class WJoinEngine(plan: EnginePlan, filter: TupleFilter) {
+final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Long = Long.MaxValue) {
   private val n = plan.n
   private val last = n - 2
   private val c = Array.tabulate(n * n)(ij => plan.matrix.upper(ij / n, ij % n))
   private val horizon = plan.horizon
   private val forward = plan.forward
+  private val streaming = completeBound != Long.MaxValue
   private val windows: Array[InputWindow] = Array.fill(n)(if (plan.hashed) new HashWindow else new ScanWindow)
   private val filterAt = Array.tabulate(n * n)(od => od % n < n - 1 && filter.activeAt(od / n, od % n))
 
@@ -72,27 +89,52 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter) {
   private val arrivals = new TimeSortedBuffer(64)
   private var sweeping = -1
   private var now = Long.MinValue
-  private var finished = false
+  /** Every row with time <= complete has been offered. */
+  private var complete = Long.MinValue
+
+  /** Called with (input, time, row) for every row that leaves the windows. */
+  var onEvict: (Int, Long, AnyRef) => Unit = (_, _, _) => ()
 
   def bufferedRows: Long = stats.buffered
 
   def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
     require(time >= now, s"rows must be offered in event-time order: $time after $now")
     now = time
+    complete = math.min(if (time == Long.MinValue) time else time - 1, completeBound)
     stats.rowsIn(input) += 1
     if (forward) {
       arrivals.append(time, Integer.valueOf(input))
     } else {
-      evictExpired(time)
+      evictExpired(complete)
       if (!start(input, time, key, row)) origin = -1
     }
+    store(input, time, key, row)
+  }
+
+  /**
+   * Streaming, backward evaluation: a row of the state, already joined in earlier batches.
+   * It only joins the rows offered after it, so it is inserted without probing.
+   */
+  def preload(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
+    require(streaming && !forward, "only the eager streaming engine preloads its state")
+    store(input, time, key, row)
+  }
+
+  private def store(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
     windows(input).insert(key, time, row)
     stats.buffered += 1
     if (stats.buffered > stats.peakBuffered) stats.peakBuffered = stats.buffered
   }
 
-  /** End of input: forward evaluation may now sweep every remaining row. */
-  def finish(): Unit = finished = true
+  /**
+   * End of input (batch) or of the micro-batch's rows (streaming): forward evaluation may
+   * sweep every row whose period ends by `completeBound`; backward evaluation evicts what
+   * no row after `completeBound` can reach.
+   */
+  def finish(): Unit = {
+    complete = completeBound
+    if (streaming && !forward && origin < 0) evictExpired(complete)
+  }
 
   def next(): Boolean = {
     if (!forward) {
@@ -104,37 +146,39 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter) {
       if (origin >= 0 && advance()) return true
       origin = -1
       if (sweeping >= 0) {
-        windows(sweeping).evictOldest()
+        evictOldest(sweeping)
         arrivals.popOldest()
-        stats.evicted += 1
-        stats.buffered -= 1
         sweeping = -1
       }
       if (arrivals.isEmpty) return false
       val o = arrivals.oldestRow.asInstanceOf[Integer].intValue
       val t = arrivals.oldestTime
-      if (!finished && WindowMatrix.add(t, horizon(o)) >= now) return false
+      if (WindowMatrix.add(t, horizon(o)) > complete) return false
       sweeping = o
       if (!start(o, t, windows(o).oldestKey, windows(o).oldestRow)) origin = -1
     }
     false
   }
 
-  private def evictExpired(t: Long): Unit = {
+  /** Backward evaluation: drops the rows of input j with ts + horizon(j) <= limit. */
+  private def evictExpired(limit: Long): Unit = {
     var j = 0
     while (j < n) {
       val h = horizon(j)
-      if (h != WindowMatrix.Inf) {
-        val w = windows(j)
-        val limit = t - h
-        while (w.size > 0 && w.oldestTime < limit) {
-          w.evictOldest()
-          stats.evicted += 1
-          stats.buffered -= 1
-        }
-      }
+      val w = windows(j)
+      while (w.size > 0 && WindowMatrix.add(w.oldestTime, h) <= limit) evictOldest(j)
       j += 1
     }
+  }
+
+  private def evictOldest(j: Int): Unit = {
+    val w = windows(j)
+    val t = w.oldestTime
+    val r = w.oldestRow
+    w.evictOldest()
+    stats.evicted += 1
+    stats.buffered -= 1
+    onEvict(j, t, r)
   }
 
   /** Sets up the enumeration for origin o; false when some input has nothing in its period. */
@@ -153,7 +197,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter) {
         sources(j) = s
         var l = minus(t, c(o * n + j))
         var h = WindowMatrix.add(t, c(j * n + o))
-        if (forward) l = math.max(l, t) else h = math.min(h, t)
+        if (forward) l = math.max(l, t) else if (!streaming) h = math.min(h, t)
         if (l > h) return false
         lo(j) = l
         hi(j) = h
@@ -192,6 +236,10 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter) {
       end(d) = s.upperBound(hi(d * n + j))
       pos(d) = from - 1
       stats.comparisons += 2 * (32 - Integer.numberOfLeadingZeros(s.size))
+    } else if (streaming) { // the state spans window + watermark delay: skip to the period
+      pos(d) = s.lowerBound(lo(d * n + j)) - 1
+      end(d) = s.size
+      stats.comparisons += 32 - Integer.numberOfLeadingZeros(s.size)
     } else {
       pos(d) = -1
       end(d) = s.size

@@ -23,16 +23,7 @@ object ReferenceWJoin {
 object EngineRunner {
   def run(n: Int, rows: Seq[TRow], plan: EnginePlan, sameKey: Boolean,
       extra: Seq[TRow] => Boolean = _ => true): (Seq[Seq[Int]], JoinStats) = {
-    // Key equality is part of the filter unless buckets already guarantee it.
-    val filter = new TupleFilter {
-      def activeAt(origin: Int, depth: Int): Boolean = (sameKey && !plan.hashed) || depth == n - 2
-      def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean = {
-        val bound = tuple(plan.probeOrder(origin)(depth)).asInstanceOf[TRow]
-        val keyOk = !sameKey || plan.hashed || bound.key == tuple(origin).asInstanceOf[TRow].key
-        keyOk && (depth < n - 2 || extra(tuple.toSeq.map(_.asInstanceOf[TRow])))
-      }
-    }
-    val engine = new WJoinEngine(plan, filter)
+    val engine = new WJoinEngine(plan, filter(n, plan, sameKey, extra))
     val out = Seq.newBuilder[Seq[Int]]
     def drain(): Unit = while (engine.next()) {
       out += engine.tuple.toSeq.map(_.asInstanceOf[TRow].id)
@@ -46,4 +37,49 @@ object EngineRunner {
     drain()
     (out.result().sortBy(_.mkString(",")), engine.stats)
   }
+
+  /** Key equality is part of the filter unless buckets already guarantee it. */
+  def filter(n: Int, plan: EnginePlan, sameKey: Boolean, extra: Seq[TRow] => Boolean): TupleFilter =
+    new TupleFilter {
+      def activeAt(origin: Int, depth: Int): Boolean = (sameKey && !plan.hashed) || depth == n - 2
+      def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean = {
+        val bound = tuple(plan.probeOrder(origin)(depth)).asInstanceOf[TRow]
+        val keyOk = !sameKey || plan.hashed || bound.key == tuple(origin).asInstanceOf[TRow].key
+        keyOk && (depth < n - 2 || extra(tuple.toSeq.map(_.asInstanceOf[TRow])))
+      }
+    }
+}
+
+/** Queries and data shared by the engine suites. */
+object EngineFixtures {
+  def names(n: Int) = (0 until n).map(i => ('A' + i).toChar.toString)
+
+  /** Every algorithm and access path the engine offers for a query. */
+  def plans(matrix: WindowMatrix, keyed: Boolean): Seq[(String, EnginePlan)] =
+    Seq("nlw" -> new EnginePlan(matrix, Algorithm.NLW, hashed = false),
+      "mw-scan" -> new EnginePlan(matrix, Algorithm.MW, hashed = false)) ++
+      (if (keyed) Seq("hw" -> new EnginePlan(matrix, Algorithm.HW, hashed = true),
+        "mw-hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true)) else Nil)
+
+  def rows(n: Int, perInput: Int, maxTime: Int, keys: Int, seed: Long): Seq[TRow] = {
+    val rnd = new scala.util.Random(seed)
+    val times = (0 until n).flatMap(i => Seq.fill(perInput)(i -> rnd.nextInt(maxTime).toLong))
+    times.zipWithIndex.map { case ((i, t), id) => TRow(i, t, rnd.nextInt(keys), id) }
+  }
+
+  def shapes(n: Int): Seq[(String, Seq[WindowTerm])] = {
+    val pairs = for (a <- 0 until n; b <- a + 1 until n) yield (a, b)
+    Seq(
+      "uniform" -> Seq(UniformWindow(5, "WINDOW = 5")),
+      "zero" -> Seq(UniformWindow(0, "WINDOW = 0")),
+      "per-pair" -> pairs.map { case (a, b) => PairWindow(a, b, 2 + a + 2 * b, s"WINDOW($a,$b)") },
+      "chain (Form 3)" -> (0 until n - 1).map(a => PairWindow(a, a + 1, 3 + a, s"WINDOW($a,${a + 1})")),
+      "path" -> (0 until n - 1).map(a => DirectedWindow(a, a + 1, 0, 4, s"DWINDOW($a,${a + 1})")),
+      "travel time" -> (0 until n - 1).map(a => DirectedWindow(a, a + 1, 1 + a % 2, 6, s"DWINDOW($a,${a + 1})")),
+      "mixed" -> (Seq(UniformWindow(8, "WINDOW = 8")) :+ DirectedWindow(0, n - 1, 2, 7, "DWINDOW(0,last)")),
+      "per-stream RANGE" -> (0 until n).map(b => StreamRange(b, 3 + 2 * b, s"RANGE($b)")),
+      "RANGE with a path" -> ((0 until n - 1).map(a => DirectedWindow(a, a + 1, 0, 5, s"DWINDOW($a,${a + 1})")) :+
+        StreamRange(0, 6, "RANGE(0)")))
+  }
+
 }

@@ -5,14 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 class WJoinEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
-  private def names(n: Int) = (0 until n).map(i => ('A' + i).toChar.toString)
-
-  /** Every algorithm and access path the engine offers for a query. */
-  private def plans(matrix: WindowMatrix, keyed: Boolean): Seq[(String, EnginePlan)] =
-    Seq("nlw" -> new EnginePlan(matrix, Algorithm.NLW, hashed = false),
-      "mw-scan" -> new EnginePlan(matrix, Algorithm.MW, hashed = false)) ++
-      (if (keyed) Seq("hw" -> new EnginePlan(matrix, Algorithm.HW, hashed = true),
-        "mw-hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true)) else Nil)
+  import EngineFixtures._
 
   private def checkAll(n: Int, rows: Seq[TRow], terms: Seq[WindowTerm], sameKey: Boolean,
       extra: Seq[TRow] => Boolean = _ => true): Seq[Seq[Int]] = {
@@ -25,27 +18,6 @@ class WJoinEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       assert(stats.buffered <= rows.size)
     }
     expected
-  }
-
-  private def rows(n: Int, perInput: Int, maxTime: Int, keys: Int, seed: Long): Seq[TRow] = {
-    val rnd = new scala.util.Random(seed)
-    val times = (0 until n).flatMap(i => Seq.fill(perInput)(i -> rnd.nextInt(maxTime).toLong))
-    times.zipWithIndex.map { case ((i, t), id) => TRow(i, t, rnd.nextInt(keys), id) }
-  }
-
-  private def shapes(n: Int): Seq[(String, Seq[WindowTerm])] = {
-    val pairs = for (a <- 0 until n; b <- a + 1 until n) yield (a, b)
-    Seq(
-      "uniform" -> Seq(UniformWindow(5, "WINDOW = 5")),
-      "zero" -> Seq(UniformWindow(0, "WINDOW = 0")),
-      "per-pair" -> pairs.map { case (a, b) => PairWindow(a, b, 2 + a + 2 * b, s"WINDOW($a,$b)") },
-      "chain (Form 3)" -> (0 until n - 1).map(a => PairWindow(a, a + 1, 3 + a, s"WINDOW($a,${a + 1})")),
-      "path" -> (0 until n - 1).map(a => DirectedWindow(a, a + 1, 0, 4, s"DWINDOW($a,${a + 1})")),
-      "travel time" -> (0 until n - 1).map(a => DirectedWindow(a, a + 1, 1 + a % 2, 6, s"DWINDOW($a,${a + 1})")),
-      "mixed" -> (Seq(UniformWindow(8, "WINDOW = 8")) :+ DirectedWindow(0, n - 1, 2, 7, "DWINDOW(0,last)")),
-      "per-stream RANGE" -> (0 until n).map(b => StreamRange(b, 3 + 2 * b, s"RANGE($b)")),
-      "RANGE with a path" -> ((0 until n - 1).map(a => DirectedWindow(a, a + 1, 0, 5, s"DWINDOW($a,${a + 1})")) :+
-        StreamRange(0, 6, "RANGE(0)")))
   }
 
   for (n <- 2 to 5; (shape, terms) <- shapes(n); keys <- Seq(1, 3)) {
