@@ -97,7 +97,8 @@ object WJoin extends PredicateHelper {
   /**
    * Builds the W-join of `inputs` (validated here, before any job runs).
    *
-   * @param inputs      the DataFrames, N >= 2, all batch
+   * @param inputs      the DataFrames, N >= 2, all batch or all streaming (each with a watermark
+   *                    on its time column)
    * @param names       one name per input (unique)
    * @param onColumns   equi-join columns present in every input (may be empty)
    * @param onCondition a boolean condition over the inputs' columns, or null
@@ -134,8 +135,6 @@ object WJoin extends PredicateHelper {
     require(streaming.isEmpty || streaming.size == n,
       s"inputs ${streaming.mkString(", ")} are streaming and the others are not: a W-join joins either batch " +
         "DataFrames or streaming ones, not a mix")
-    require(streaming.isEmpty, s"inputs ${streaming.mkString(", ")} are streaming DataFrames: this version of " +
-      "spark-wjoin joins batch DataFrames only (streaming W-join is not available yet)")
 
     // Give every input its name as qualifier and its own attribute ids (the same DataFrame
     // may be several inputs).
@@ -178,14 +177,16 @@ object WJoin extends PredicateHelper {
     require(terms.nonEmpty, "give the window: window=\"2 seconds\" (every pair) or windows=\"WINDOW(A,B) = ...\"")
     val matrix = WindowMatrix.close(terms, inputNames)
 
+    val output = WindowJoin.outputOf(children, times.head)
     val join = WindowJoin(children, inputNames, times, condition, WindowSpec(terms, matrix, integral), algorithm,
-      children.flatMap(_.output))
+      output)
     val filtered = if (pythonConjuncts.isEmpty) join else Filter(pythonConjuncts.reduce(And), join)
     val top = if (onColumns.isEmpty) filtered else {
       val keyCols = onColumns.asScala.toSeq.map(name => column(children.head, name, inputNames.head, "join", resolver))
       val keyIds = onColumns.asScala.toSeq.flatMap(name =>
         children.map(c => column(c, name, "", "join", resolver).exprId)).toSet
-      Project(keyCols ++ children.flatMap(_.output).filterNot(a => keyIds(a.exprId)), filtered)
+      val byId = output.map(a => a.exprId -> a).toMap
+      Project(keyCols.map(a => byId(a.exprId)) ++ output.filterNot(a => keyIds(a.exprId)), filtered)
     }
     SparkBridge.toDataFrame(spark, top)
   }

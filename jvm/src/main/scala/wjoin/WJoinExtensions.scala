@@ -13,13 +13,13 @@ import wjoin.plan.{PruneWindowJoinOutput, PushFiltersIntoWindowJoin, WindowJoinC
  */
 class WJoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
-    // Reject misuse (streaming inputs, 'hw' without a key) right after analysis.
+    // Reject misuse (batch mixed with streams, streams without watermark, 'hw' without a key).
     extensions.injectCheckRule(_ => WindowJoinChecks)
     // Push single-input filters into the inputs; merge multi-input ones into the condition.
     extensions.injectOptimizerRule(_ => PushFiltersIntoWindowJoin)
     // Produce only the columns the parent uses (none for a count).
     extensions.injectOptimizerRule(_ => PruneWindowJoinOutput)
-    // Plan the logical WindowJoin as our WindowJoinExec.
+    // Plan the logical WindowJoin as WindowJoinExec (batch) or StreamingWindowJoinExec (streams).
     extensions.injectPlannerStrategy(_ => WindowJoinStrategy)
   }
 }

@@ -23,24 +23,27 @@ import wjoin.core.{EnginePlan, TupleFilter, WJoinEngine}
  * @param output          the node's output columns
  * @param plan            the engine plan (matrix, algorithm, probe orders)
  * @param metrics         the exec node's SQL metrics
+ * @param storeAlso       columns to buffer besides those of the output and the residual
+ *                        (streaming keeps time and key columns, to rebuild from the state)
  */
-final class WindowJoinEvaluator(
+class WindowJoinEvaluator(
     inputAttributes: Seq[Seq[Attribute]],
     timeColumns: Seq[Expression],
     keys: Seq[Seq[Expression]],
     residual: Seq[Expression],
     output: Seq[Attribute],
     plan: EnginePlan,
-    metrics: Map[String, SQLMetric]) extends Serializable {
+    metrics: Map[String, SQLMetric],
+    storeAlso: Seq[Attribute] = Nil) extends Serializable {
 
-  private val n = inputAttributes.size
+  protected val n = inputAttributes.size
 
   /**
    * What the engine buffers of each input row: the columns of the output and of the residual
    * predicate, nothing else (time and key are read before). A count buffers empty rows.
    */
-  private val storedAttributes: Seq[Seq[Attribute]] = {
-    val needed = AttributeSet(output) ++ AttributeSet(residual.flatMap(_.references))
+  protected val storedAttributes: Seq[Seq[Attribute]] = {
+    val needed = AttributeSet(output) ++ AttributeSet(residual.flatMap(_.references)) ++ AttributeSet(storeAlso)
     inputAttributes.map(_.filter(needed.contains))
   }
 
@@ -51,13 +54,13 @@ final class WindowJoinEvaluator(
   }
 
   /** Ordinal of each input's time column in its rows. */
-  private val timeOrdinals: Array[Int] = Array.tabulate(n) { i =>
+  protected val timeOrdinals: Array[Int] = Array.tabulate(n) { i =>
     val ordinal = inputAttributes(i).indexWhere(_.exprId == timeColumns(i).asInstanceOf[Attribute].exprId)
     require(ordinal >= 0, s"time column ${timeColumns(i)} is not a column of input $i")
     ordinal
   }
 
-  private def timeReader(i: Int): InternalRow => Long = {
+  protected def timeReader(i: Int): InternalRow => Long = {
     val ordinal = timeOrdinals(i)
     timeColumns(i).dataType match {
       case IntegerType => r => r.getInt(ordinal).toLong
@@ -67,10 +70,10 @@ final class WindowJoinEvaluator(
     }
   }
 
-  /** Key of a row as a hashable object, or null when any key column is NULL. */
-  private def keyReader(i: Int): InternalRow => AnyRef = {
+  /** Key of a row of `attributes` as a hashable object, or null when any key column is NULL. */
+  protected def keyReader(i: Int, attributes: Seq[Attribute] = Nil): InternalRow => AnyRef = {
     if (!plan.hashed) return _ => null
-    val bound = keys(i).map(BindReferences.bindReference(_, inputAttributes(i)))
+    val bound = keys(i).map(BindReferences.bindReference(_, if (attributes.isEmpty) inputAttributes(i) else attributes))
     bound match {
       case Seq(single) if Seq(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType)
           .contains(single.dataType) =>
@@ -86,11 +89,17 @@ final class WindowJoinEvaluator(
   }
 
   def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
-    val allAttributes = storedAttributes.flatten
     val times = Array.tabulate(n)(timeReader)
-    val keyOf = Array.tabulate(n)(keyReader)
+    val keyOf = Array.tabulate(n)(keyReader(_))
 
     val combined = new CombinedRow(storedAttributes.map(_.size))
+    val engine = new WJoinEngine(plan, tupleFilter(partitionIndex, combined))
+    new PartitionIterator(inputs.toArray, times, keyOf, engine, outputWriter(combined))
+  }
+
+  /** The residual predicate, compiled per (origin, depth) where its inputs are first bound. */
+  protected def tupleFilter(partitionIndex: Int, combined: CombinedRow): TupleFilter = {
+    val allAttributes = storedAttributes.flatten
     val predicates: Array[BasePredicate] = Array.tabulate(n * n) { od =>
       val (origin, depth) = (od / n, od % n)
       val due = residual.filter(c => depthOf(origin, c) == depth)
@@ -101,13 +110,11 @@ final class WindowJoinEvaluator(
         p
       }
     }
-    val filter = new TupleFilter {
+    new TupleFilter {
       def activeAt(origin: Int, depth: Int): Boolean = predicates(origin * n + depth) != null
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
         predicates(origin * n + depth).eval(combined.of(tuple))
     }
-    val engine = new WJoinEngine(plan, filter)
-    new PartitionIterator(inputs.toArray, times, keyOf, engine, outputWriter(combined))
   }
 
   /**
@@ -116,7 +123,7 @@ final class WindowJoinEvaluator(
    * by Spark's generated UnsafeRowJoiner, which copies bytes instead of going field by field;
    * otherwise a projection over the combined row.
    */
-  private def outputWriter(combined: CombinedRow): Array[AnyRef] => InternalRow = {
+  protected def outputWriter(combined: CombinedRow): Array[AnyRef] => InternalRow = {
     if (output.map(_.exprId) != storedAttributes.flatten.map(_.exprId)) {
       val project = UnsafeProjection.create(output, storedAttributes.flatten)
       return tuple => project(combined.of(tuple))
@@ -133,7 +140,7 @@ final class WindowJoinEvaluator(
   }
 
   /** The buffered form of an input row: an UnsafeRow copy of its stored columns. */
-  private def storer(i: Int): InternalRow => UnsafeRow = {
+  protected def storer(i: Int): InternalRow => UnsafeRow = {
     if (storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)) {
       val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
       (row: InternalRow) => row match {
@@ -229,7 +236,7 @@ final class WindowJoinEvaluator(
  * compiled predicate. Inputs not bound yet
  * read as all-NULL rows of the right width (the predicate never looks at them).
  */
-private final class CombinedRow(widths: Seq[Int]) {
+private[exec] final class CombinedRow(widths: Seq[Int]) {
   private val n = widths.size
   private val placeholders: Array[InternalRow] = widths.map(w => new GenericInternalRow(w): InternalRow).toArray
   private val joins = Array.fill(math.max(1, n - 1))(new JoinedRow)

@@ -1,19 +1,60 @@
 package wjoin.exec
 
+import java.util.Collections
+
+import scala.collection.mutable
+
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+import org.apache.spark.sql.streaming.OutputMode
+import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.plan.WindowJoin
 
-/** Plans [[WindowJoin]] (and nothing else) as [[WindowJoinExec]]. */
+/**
+ * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs, as
+ * [[StreamingWindowJoinExec]] over streams. Spark gives state info and watermarks only to
+ * its own stateful operators, so the streaming node gets them here, from the micro-batch
+ * being planned ([[SparkBridge.currentMicroBatch]]).
+ */
 object WindowJoinStrategy extends SparkStrategy with Logging {
+  /**
+   * Our operator ids start here, far above Spark's own (numbered 0, 1, ... per query), so they
+   * never collide. The k-th W-join of the optimized plan (pre-order) gets base + k on every
+   * batch and every restart of the same query.
+   */
+  val OperatorIdBase: Long = 1000000L
+
+  /** Per planning run, the W-join indices already given out (equal W-joins get distinct ids). */
+  private val idsGiven = Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, mutable.Set[Int]]())
+
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
-    case w: WindowJoin if w.isStreaming =>
-      logWarning(s"Not planning ${w.simpleString(10)}: streaming W-join is not available in this version")
-      Nil
-    case w: WindowJoin =>
-      WindowJoinExec(w, w.children.map(planLater)) :: Nil
+    case w: WindowJoin if w.isStreaming => planStreaming(w) :: Nil
+    case w: WindowJoin => WindowJoinExec(w, w.children.map(planLater)) :: Nil
     case _ => Nil
+  }
+
+  private def planStreaming(w: WindowJoin): SparkPlan = {
+    val children = w.children.map(planLater)
+    SparkBridge.currentMicroBatch() match {
+      case None => // explain() of a streaming DataFrame: nothing runs, so no state
+        logInfo(s"Planning ${w.nodeName} without state: no micro-batch is being planned on this thread")
+        StreamingWindowJoinExec(w, children, None, 0L, 0L)
+      case Some(batch) =>
+        require(batch.outputMode == OutputMode.Append(),
+          s"a streaming W-join emits each combination once and never updates it, so it supports output mode " +
+            s"append only; this query uses ${batch.outputMode}. Use .outputMode(\"append\").")
+        val joins = batch.optimizedPlan.collect { case j: WindowJoin => j }
+        val used = idsGiven.computeIfAbsent(batch.planningKey, _ => mutable.Set.empty[Int])
+        val index = used.synchronized {
+          val k = joins.indices.find(k => joins(k) == w && !used(k)).getOrElse(joins.indices.find(!used(_)).getOrElse(0))
+          used += k
+          k
+        }
+        val keyed = StreamingWindowJoinExec.hasKey(w)
+        val info = batch.stateInfo(OperatorIdBase + index, if (keyed) batch.numStateStores else 1)
+        StreamingWindowJoinExec(w, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
+    }
   }
 }

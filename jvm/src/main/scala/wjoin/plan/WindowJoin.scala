@@ -1,8 +1,8 @@
 package wjoin.plan
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.types.BooleanType
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
+import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
 import wjoin.core.{Durations, WindowMatrix, WindowTerm}
 
@@ -69,4 +69,20 @@ case class WindowJoin(
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[LogicalPlan]): WindowJoin =
     copy(children = newChildren)
+}
+
+object WindowJoin {
+  /**
+   * The output columns of a W-join over `children`: all their columns, of which only the
+   * first input's time column keeps its watermark (event-time) metadata. Spark's stateful
+   * operators downstream accept one event-time column, and the W-join's output watermark
+   * is stated for that one (see `StreamingWindowJoinExec.produceOutputWatermark`).
+   */
+  def outputOf(children: Seq[LogicalPlan], firstTime: Expression): Seq[Attribute] = {
+    val keep = firstTime match { case a: Attribute => Some(a.exprId); case _ => None }
+    children.flatMap(_.output).map { a =>
+      if (!a.metadata.contains(EventTimeWatermark.delayKey) || keep.contains(a.exprId)) a
+      else a.withMetadata(new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build())
+    }
+  }
 }

@@ -1,6 +1,8 @@
 package wjoin.plan
 
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
+import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
 import wjoin.core.Algorithm
 
@@ -12,13 +14,32 @@ object WindowJoinChecks extends (LogicalPlan => Unit) {
   override def apply(plan: LogicalPlan): Unit = plan.foreach {
     case w: WindowJoin if w.resolved =>
       val streaming = w.children.zip(w.inputNames).filter(_._1.isStreaming).map(_._2)
-      require(streaming.isEmpty,
-        s"W-join input(s) ${streaming.mkString(", ")} are streaming DataFrames; this version of spark-wjoin " +
-          "joins batch DataFrames only (streaming W-join is not available yet)")
+      require(streaming.isEmpty || streaming.size == w.children.size,
+        s"W-join inputs ${streaming.mkString(", ")} are streaming and ${w.inputNames.filterNot(streaming.contains)
+          .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
+      if (streaming.nonEmpty) checkStreaming(w)
       val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), w.condition)
       require(w.algorithm != Algorithm.HW.name || analysis.hasKey,
         "algorithm 'hw' (hash W-join) needs an equality key shared by all inputs, e.g. on=\"obj_id\" or " +
           s"A.k = B.k AND B.k = C.k over every input; this W-join has none. Use 'auto', 'mw' or 'nlw'.")
     case _ =>
+  }
+
+  /** Streams need a watermark on each time column: it is what bounds their state. */
+  private def checkStreaming(w: WindowJoin): Unit = w.inputNames.indices.foreach { i =>
+    val name = w.inputNames(i)
+    w.timeColumns(i) match {
+      case t: Attribute =>
+        require(t.dataType == TimestampType || t.dataType == TimestampNTZType,
+          s"the time column '${t.name}' of streaming input $name has type ${t.dataType.simpleString}; a streaming " +
+            "W-join needs timestamp time columns with a watermark (withWatermark(\"" + t.name + "\", \"10 seconds\"))")
+        val watermarked = w.children(i).output.find(_.exprId == t.exprId)
+          .exists(_.metadata.contains(EventTimeWatermark.delayKey))
+        require(watermarked,
+          s"streaming input $name has no watermark on its time column '${t.name}': call " +
+            s"withWatermark(\"${t.name}\", \"<delay>\") on it before the W-join, so the join knows when rows " +
+            "can no longer match and can drop them from its state")
+      case other => throw new IllegalArgumentException(s"time column $other of input $name is not a column")
+    }
   }
 }

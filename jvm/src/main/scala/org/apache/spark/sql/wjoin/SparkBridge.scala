@@ -1,14 +1,21 @@
 package org.apache.spark.sql.wjoin
 
+import java.util.UUID
+
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.classic
+import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperatorStateInfo
+import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, MicroBatchExecution, StreamExecution}
+import org.apache.spark.sql.execution.streaming.state.StateStoreCoordinatorRef
+import org.apache.spark.sql.streaming.OutputMode
 
 /**
  * The one place spark-wjoin reaches `private[sql]` members of Spark (pinned to Spark 4.3.0):
- * turning a DataFrame into its analyzed plan and back, and a Column into its expression.
- * A Spark upgrade that moves these touches this file only.
+ * turning a DataFrame into its analyzed plan and back, a Column into its expression, and what
+ * a stateful streaming operator needs from the micro-batch being planned. A Spark upgrade
+ * that moves these touches this file only.
  */
 object SparkBridge {
   private def classicSession(spark: SparkSession): classic.SparkSession = spark match {
@@ -31,4 +38,57 @@ object SparkBridge {
 
   /** The (unresolved) expression of a Column, converted the way the session's DataFrames do. */
   def expression(spark: SparkSession, column: Column): Expression = classicSession(spark).expression(column)
+
+  /**
+   * The micro-batch a streaming query is planning right now, as a stateful operator sees it.
+   * Spark fills state info and watermarks only into its own operator classes, so an
+   * extension's operator reads them here, at planning time.
+   *
+   * @param optimizedPlan       the batch's optimized logical plan (to number our operators)
+   * @param outputMode          the query's output mode
+   * @param lateWatermarkMs     the previous batch's watermark: input rows at or before it are late
+   * @param evictionWatermarkMs this batch's watermark: state no row after it can reach is evicted
+   * @param numStateStores      the partition count of stateful operators: the one recorded in
+   *                            the checkpoint's offset log, so a restart with another
+   *                            spark.sql.shuffle.partitions keeps finding its state
+   * @param stateInfo           state info for (operator id, partition count)
+   * @param planningKey         identifies this planning run (for numbering operators)
+   */
+  final case class MicroBatch(
+      optimizedPlan: LogicalPlan,
+      outputMode: OutputMode,
+      lateWatermarkMs: Long,
+      evictionWatermarkMs: Long,
+      numStateStores: Int,
+      stateInfo: (Long, Int) => StatefulOperatorStateInfo,
+      planningKey: AnyRef)
+
+  /**
+   * The micro-batch being planned on this thread, or None (e.g. `explain()` of a streaming
+   * DataFrame, which has no query behind it). Found through the query id Spark sets as a
+   * local property on the stream thread; the batch id guards against a stale execution.
+   */
+  def currentMicroBatch(): Option[MicroBatch] = {
+    val session = SparkSession.getActiveSession.collect { case s: classic.SparkSession => s }
+    for {
+      spark <- session
+      queryId <- Option(spark.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY))
+      batchId <- Option(spark.sparkContext.getLocalProperty(MicroBatchExecution.BATCH_ID_KEY)).map(_.toLong)
+      query <- Option(spark.sharedState.activeStreamingQueries.get(UUID.fromString(queryId)))
+      ie <- Option(query.lastExecution) if ie.currentBatchId == batchId
+    } yield microBatch(ie)
+  }
+
+  private def microBatch(ie: IncrementalExecution): MicroBatch = {
+    // Rows with no watermark yet read 0 here; so do Spark's own operators.
+    val late = ie.prevOffsetSeqMetadata.map(_.batchWatermarkMs).getOrElse(0L)
+    val eviction = ie.offsetSeqMetadata.batchWatermarkMs
+    val stateInfo = (operatorId: Long, partitions: Int) => StatefulOperatorStateInfo(
+      ie.checkpointLocation, ie.runId, operatorId, ie.currentBatchId, partitions,
+      ie.stateSchemaMetadatas.get(operatorId), ie.currentStateStoreCkptId.get(operatorId))
+    MicroBatch(ie.optimizedPlan, ie.outputMode, late, eviction, ie.numStateStores, stateInfo, ie)
+  }
+
+  def stateStoreCoordinator(spark: SparkSession): StateStoreCoordinatorRef =
+    classicSession(spark).streams.stateStoreCoordinator
 }

@@ -1,0 +1,184 @@
+package wjoin.exec
+
+import java.util.concurrent.TimeUnit.NANOSECONDS
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical._
+import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.streaming.operators.stateful._
+import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.types._
+import org.apache.spark.sql.wjoin.SparkBridge
+
+import wjoin.core.{Algorithm, EnginePlan}
+import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
+
+/**
+ * Streaming W-join of N streams: one stateful operator whose state lives in Spark's state
+ * store, versioned and checkpointed with the query.
+ *
+ * {{{
+ *   StreamingWindowJoinExec  ── state store (opId, partition): buffered rows of all inputs
+ *     ├─ Sort [ts_A] <- Exchange hashpartitioning(key_A, P)    P = the checkpoint's partition
+ *     ├─ Sort [ts_B] <- Exchange hashpartitioning(key_B, P)        count (SinglePartition
+ *     └─ ...                                                        without a key)
+ * }}}
+ *
+ * Per micro-batch, with WL = the previous batch's watermark and W = this batch's (Spark's
+ * two watermarks for late rows and for eviction, both global):
+ *  - an input row with ts <= WL is late: dropped and counted in numRowsDroppedByWatermark;
+ *  - eager mode (NLW-join, HW-join) emits every combination as soon as its last member has
+ *    arrived; ordered mode (MW-join) emits a combination once W has passed its oldest member
+ *    plus that member's horizon, and sweeps in event-time order (Mode 1 / Mode 2);
+ *  - a row of input j leaves the state once ts + horizon(j) <= W, horizon(j) = max over i of
+ *    upper(i, j): every future row has ts > W and so is out of its reach (ordered mode keeps
+ *    rows until they are swept, which happens by the same bound).
+ * Every combination of non-late rows is emitted exactly once over the life of the query; a
+ * restarted batch reloads the state version it started from and emits the same rows.
+ *
+ * Output watermark: output rows carry the event time of the first input (the only output
+ * column that keeps the watermark metadata). Eager mode emits a combination in the batch of
+ * a member newer than WL, so ts_1 > WL - horizon(1); ordered mode emits it when its oldest
+ * member is at most the largest horizon H older than WL, so ts_1 > WL - H.
+ *
+ * @param inputNames          input names, for EXPLAIN and metrics
+ * @param timeColumns         each input's event-time column (a timestamp with a watermark)
+ * @param keys                each input's hash-key expressions; empty when there is no shared key
+ * @param residual            the conjuncts the engine tests
+ * @param windows             the window constraints and their closed matrix
+ * @param algorithm           NLW / HW (eager) or MW (ordered)
+ * @param output              the output columns
+ * @param stateInfo           where the state lives; None only when the plan is merely explained
+ * @param lateWatermarkMs     WL in milliseconds (0: none yet)
+ * @param evictionWatermarkMs W in milliseconds (0: none yet)
+ * @param children            the planned inputs
+ */
+case class StreamingWindowJoinExec(
+    inputNames: Seq[String],
+    timeColumns: Seq[Expression],
+    keys: Seq[Seq[Expression]],
+    residual: Seq[Expression],
+    windows: WindowSpec,
+    algorithm: Algorithm,
+    output: Seq[Attribute],
+    stateInfo: Option[StatefulOperatorStateInfo],
+    lateWatermarkMs: Long,
+    evictionWatermarkMs: Long,
+    children: Seq[SparkPlan]) extends SparkPlan with StateStoreWriter {
+
+  private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
+
+  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed)
+
+  /** Schema of the state store: see [[StreamingWindowJoinEvaluator]]. */
+  private val stateKeySchema = new StructType().add("input", IntegerType).add("time", LongType).add("row", BinaryType)
+  private val stateValueSchema = new StructType().add("count", LongType)
+
+  override def producedAttributes: AttributeSet = AttributeSet(output)
+
+  override def requiredChildDistribution: Seq[Distribution] =
+    if (keys.nonEmpty) {
+      val partitions = stateInfo.map(_.numPartitions).getOrElse(conf.numShufflePartitions)
+      keys.map(k => StatefulOpClusteredDistribution(k, partitions))
+    } else children.map(_ => AllTuples)
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = timeColumns.map(t => Seq(SortOrder(t, Ascending)))
+
+  override def outputPartitioning: Partitioning = children.head.outputPartitioning match {
+    case p: HashPartitioning if keys.nonEmpty => PartitioningCollection(children.map(_.outputPartitioning))
+    case p => UnknownPartitioning(p.numPartitions)
+  }
+
+  override def shortName: String = "windowJoin"
+
+  override protected def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] = Seq(
+    StatefulOperatorCustomSumMetric("numInputRows", "number of input rows"),
+    StatefulOperatorCustomSumMetric("numNullRows", "input rows with NULL time or key (never match)"),
+    StatefulOperatorCustomSumMetric("numEvictedRows", "rows evicted from windows"),
+    StatefulOperatorCustomSumMetric("numComparisons", "time-stamp comparisons"),
+    StatefulOperatorCustomSumMetric("numPredicateEvals", "predicate evaluations")
+  ) ++ inputNames.indices.map(i =>
+    StatefulOperatorCustomSumMetric(s"numStateRows$i", s"state rows of ${inputNames(i)}"))
+
+  override def validateAndMaybeEvolveStateSchema(
+      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
+    val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, stateKeySchema, 0,
+      stateValueSchema))
+    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(getStateInfo, hadoopConf, schema,
+      session.sessionState, stateSchemaVersion))
+  }
+
+  /** Microseconds of the watermark, or Long.MinValue while there is none. */
+  private def micros(ms: Long): Long = if (ms <= 0) Long.MinValue else ms * 1000
+
+  /** Output rows never carry a first-input time older than this (see the class comment). */
+  override def produceOutputWatermark(inputWatermarkMs: Long): Option[Long] = {
+    val reach = if (enginePlan.forward) enginePlan.horizon.max else enginePlan.horizon(0)
+    val reachMs = (math.max(0L, reach) + 999) / 1000
+    Some(math.max(0L, inputWatermarkMs - reachMs))
+  }
+
+  /** A no-data batch is worth running whenever the watermark moved: state can be evicted or swept. */
+  override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = newInputWatermark > evictionWatermarkMs
+
+  override def simpleString(maxFields: Int): String = {
+    val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
+    val mode = if (enginePlan.forward) "ordered" else "eager"
+    s"StreamingWindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""} $mode, " +
+      s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
+      s"windows=${windows.describe(inputNames)}" +
+      (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
+      s", probe order=[${enginePlan.describe(inputNames)}], " +
+      s"watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
+      stateInfo.map(s => s"operator=${s.operatorId}, partitions=${s.numPartitions}").getOrElse("no state (not running)")
+  }
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val evaluator = new StreamingWindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
+      enginePlan, metrics, micros(lateWatermarkMs), micros(evictionWatermarkMs))
+    val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
+      children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
+    val commitTime = longMetric("commitTimeMs")
+    val updateTime = longMetric("allUpdatesTimeMs")
+    zipped.mapPartitionsWithStateStore(getStateInfo, stateKeySchema, stateValueSchema,
+      NoPrefixKeyStateEncoderSpec(stateKeySchema), session.sessionState,
+      Some(SparkBridge.stateStoreCoordinator(session))) { (store, partition) =>
+      val started = System.nanoTime()
+      val inputs = if (partition.hasNext) partition.next() else children.map(_ => Iterator.empty)
+      val rows = evaluator.evalBatch(store.id.partitionId, inputs, store)
+      var committed = false
+      // The store is committed once the output is consumed: the sink drains every partition.
+      rows ++ new Iterator[InternalRow] {
+        def hasNext: Boolean = {
+          if (!committed) {
+            committed = true
+            updateTime += NANOSECONDS.toMillis(System.nanoTime() - started)
+            commitTime += timeTakenMs { store.commit() }
+            setStoreMetrics(store)
+            setOperatorMetrics()
+          }
+          false
+        }
+        def next(): InternalRow = throw new NoSuchElementException("W-join partition is exhausted")
+      }
+    }
+  }
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): StreamingWindowJoinExec =
+    copy(children = newChildren)
+}
+
+object StreamingWindowJoinExec {
+  def hasKey(w: WindowJoin): Boolean = JoinConditionAnalysis(w.children.map(_.outputSet), w.condition).hasKey
+
+  /** Chooses keys, algorithm ([[Algorithm.auto]] for "auto") and residual, like the batch node. */
+  def apply(w: WindowJoin, children: Seq[SparkPlan], stateInfo: Option[StatefulOperatorStateInfo],
+      lateWatermarkMs: Long, evictionWatermarkMs: Long): StreamingWindowJoinExec = {
+    val batch = WindowJoinExec(w, children)
+    new StreamingWindowJoinExec(batch.inputNames, batch.timeColumns, batch.keys, batch.residual, batch.windows,
+      batch.algorithm, batch.output, stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
+  }
+}
