@@ -388,17 +388,30 @@ def test_hw_with_a_non_equality_condition_only(spark, a, b):
 
 
 # ---------------------------------------------------------------------------------------
-# streaming inputs (this version joins batch DataFrames only)
+# streaming inputs
 
 
 def test_streaming_and_batch_inputs_mixed(spark):
     stream = spark.readStream.format("rate").load()
     batch = spark.createDataFrame([(1, dt.datetime(2024, 1, 1))], "value bigint, timestamp timestamp")
-    fails(spark, ValueError, r"inputs A are streaming and the others are not",
+    fails(spark, ValueError, r"inputs A are streaming and B are not",
           lambda: wjoin.wjoin([stream, batch], window="1 second"))
 
 
-def test_streaming_inputs(spark):
+def test_streaming_input_without_watermark(spark):
+    with_wm = spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
+    without = spark.readStream.format("rate").load()
+    fails(spark, ValueError, r"streaming input B has no watermark on its time column 'timestamp'.*withWatermark",
+          lambda: wjoin.wjoin([with_wm, without], window="1 second"))
+
+
+def test_streaming_time_column_must_be_a_timestamp(spark):
     stream = spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
-    fails(spark, ValueError, r"inputs A, B are streaming.*batch DataFrames only",
-          lambda: wjoin.wjoin([stream, stream], window="1 second"))
+    fails(spark, ValueError, r"time column 'value' of streaming input A has type bigint",
+          lambda: wjoin.wjoin([stream, stream], window="1", time="value"))
+
+
+def test_streaming_inputs_with_watermarks_join(spark):
+    stream = spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
+    joined = wjoin.wjoin([stream, stream], window="1 second")
+    assert joined.isStreaming

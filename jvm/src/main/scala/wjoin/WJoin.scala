@@ -133,8 +133,8 @@ object WJoin extends PredicateHelper {
     val plans = dfs.map(SparkBridge.analyzedPlan)
     val streaming = inputNames.zip(plans).filter(_._2.isStreaming).map(_._1)
     require(streaming.isEmpty || streaming.size == n,
-      s"inputs ${streaming.mkString(", ")} are streaming and the others are not: a W-join joins either batch " +
-        "DataFrames or streaming ones, not a mix")
+      s"W-join inputs ${streaming.mkString(", ")} are streaming and ${inputNames.filterNot(streaming.contains)
+        .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
 
     // Give every input its name as qualifier and its own attribute ids (the same DataFrame
     // may be several inputs).

@@ -1,0 +1,102 @@
+package wjoin.streaming
+
+import java.nio.file.Files
+import java.util.concurrent.ConcurrentHashMap
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.streaming.StreamingQuery
+
+import wjoin.WJoin
+
+/** An event of a test stream: key, event time in seconds, id unique within the test. */
+final case class Ev(k: Int, t: Long, id: Int)
+
+/**
+ * Scripted streaming tests in the style of Spark's StreamingJoinSuite, without Spark's test
+ * jars: N memory streams with a watermark, the W-join over them, a foreachBatch sink that
+ * keeps each batch's rows by batch id (a re-run batch replaces its rows, which is what an
+ * idempotent sink sees), and start / stop from one checkpoint.
+ *
+ * Output rows are reduced to the ids of their members, in input order.
+ */
+final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
+    build: Seq[(String, DataFrame)] => DataFrame) {
+  import spark.implicits._
+
+  val names: Seq[String] = (0 until n).map(i => ('A' + i).toChar.toString)
+  val streams: Seq[MemoryStream[(Int, Long, Int)]] = names.map(_ => MemoryStream[(Int, Long, Int)](spark))
+  val checkpoint: String = Files.createTempDirectory("wjoin-stream").toString
+  private val batches = new ConcurrentHashMap[Long, Seq[Seq[Int]]]()
+  val runs = new ConcurrentHashMap[Long, Int]()
+  /** The next batch the sink sees fails once (after its rows were computed and the state committed). */
+  @volatile var failNext = false
+  var query: StreamingQuery = _
+
+  def inputs: Seq[(String, DataFrame)] = names.zip(streams).map { case (name, m) =>
+    name -> m.toDF().selectExpr("_1 as k", "timestamp_seconds(_2) as ts", "_3 as id")
+      .withWatermark("ts", s"$delaySeconds seconds")
+  }
+
+  def joined: DataFrame = build(inputs).select(names.map(nm => col(s"$nm.id")): _*)
+
+  def start(): Unit = {
+    query = joined.writeStream.option("checkpointLocation", checkpoint).foreachBatch { (df: DataFrame, id: Long) =>
+      val rows = df.collect().map(r => (0 until n).map(r.getInt)).toSeq
+      runs.merge(id, 1, Integer.sum)
+      if (failNext) { failNext = false; throw new IllegalStateException(s"sink fails in batch $id") }
+      batches.put(id, rows)
+      ()
+    }.start()
+  }
+
+  def add(events: Seq[Seq[Ev]]): Unit =
+    streams.zip(events).foreach { case (m, es) => if (es.nonEmpty) m.addData(es.map(e => (e.k, e.t, e.id))) }
+
+  /** Adds the events and waits until every batch they cause (incl. no-data batches) ran. */
+  def step(events: Seq[Ev]*): Seq[Seq[Int]] = {
+    val before = results
+    add(events)
+    query.processAllAvailable()
+    diff(results, before)
+  }
+
+  def stop(): Unit = { query.stop(); query = null }
+
+  def results: Seq[Seq[Int]] = batches.asScala.toSeq.sortBy(_._1).flatMap(_._2).filter(_.forall(_ >= 0))
+
+  def progress: Seq[org.apache.spark.sql.streaming.StreamingQueryProgress] = query.recentProgress.toSeq
+
+  def stateRows: Long = query.lastProgress.stateOperators.head.numRowsTotal
+
+  def droppedByWatermark: Long = progress.flatMap(_.stateOperators).map(_.numRowsDroppedByWatermark).sum
+
+  /** Rows far in the future (negative ids, key -1) that move every watermark past the data. */
+  def flush(): Seq[Seq[Int]] = step(names.indices.map(i => Seq(Ev(-1, 100000L, -1 - i))): _*)
+
+  private def diff(after: Seq[Seq[Int]], before: Seq[Seq[Int]]): Seq[Seq[Int]] = {
+    val left = scala.collection.mutable.ArrayBuffer.from(after)
+    before.foreach(b => left -= b)
+    left.toSeq.sortBy(_.mkString(","))
+  }
+
+  /** The batch W-join of the same events (the oracle). */
+  def batchAnswer(events: Seq[Seq[Ev]]): Seq[Seq[Int]] = {
+    val dfs = names.zip(events).map { case (name, es) =>
+      name -> es.map(e => (e.k, e.t, e.id)).toDF("_1", "_2", "_3")
+        .selectExpr("_1 as k", "timestamp_seconds(_2) as ts", "_3 as id")
+    }
+    build(dfs).select(names.map(nm => col(s"$nm.id")): _*).collect().map((r: Row) => (0 until n).map(r.getInt))
+      .toSeq.sortBy(_.mkString(","))
+  }
+}
+
+object StreamingHarness {
+  def wjoin(window: String, algorithm: String, keyed: Boolean = true)(inputs: Seq[(String, DataFrame)]): DataFrame = {
+    val b = WJoin(inputs: _*).time("ts").windows(window).algorithm(algorithm)
+    (if (keyed) b.on("k") else b).toDF
+  }
+}

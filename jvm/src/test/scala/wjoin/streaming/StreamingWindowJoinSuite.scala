@@ -1,0 +1,180 @@
+package wjoin.streaming
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.functions.{col, window}
+import org.apache.spark.sql.streaming.StreamingQueryException
+import org.scalatest.funsuite.AnyFunSuite
+
+import wjoin.WJoin
+import wjoin.spark.SharedSparkSession
+
+class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
+  import StreamingHarness.wjoin
+
+  private val providers = Seq(
+    "hdfs" -> "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+    "rocksdb" -> "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+
+  private def withConf[T](pairs: (String, String)*)(body: => T): T = {
+    val old = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body finally old.foreach { case (k, v) => v.fold(spark.conf.unset(k))(spark.conf.set(k, _)) }
+  }
+
+  private def harness(n: Int, delay: Int, build: Seq[(String, DataFrame)] => DataFrame): StreamingHarness = {
+    val h = new StreamingHarness(spark, n, delay, build)
+    h.start()
+    h
+  }
+
+  test("eager (HW): each combination as soon as its last member arrives; watermark eviction; late rows counted") {
+    val h = harness(2, 10, wjoin("WINDOW = 5 seconds", "hw"))
+    try {
+      assert(h.step(Seq(Ev(1, 10, 1)), Seq(Ev(1, 12, 2), Ev(2, 12, 3))) == Seq(Seq(1, 2)))
+      assert(h.stateRows == 3)
+      // Watermark becomes min(40, 41) - 10 = 30: rows with ts + 5 <= 30 leave the state.
+      assert(h.step(Seq(Ev(1, 40, 4)), Seq(Ev(1, 41, 5))) == Seq(Seq(4, 5)))
+      assert(h.stateRows == 2, "rows at 10 and 12 are evicted once the watermark passes 15 and 17")
+      // 20 <= 30 is late: dropped and counted, never joined; 38 joins 40 (ts + 5 >= 40 - ...).
+      assert(h.step(Seq(Ev(1, 20, 6)), Seq(Ev(1, 38, 7), Ev(1, 21, 8))) == Seq(Seq(4, 7)))
+      assert(h.droppedByWatermark == 2)
+      val progress = h.query.lastProgress.stateOperators.head
+      assert(progress.operatorName == "windowJoin")
+      assert(progress.customMetrics.keySet.containsAll(java.util.Set.of("numStateRows0", "numStateRows1",
+        "numEvictedRows", "numComparisons")))
+    } finally h.stop()
+  }
+
+  test("ordered (MW): a combination is emitted once the watermark passes its oldest member's reach") {
+    val h = harness(2, 10, wjoin("WINDOW = 5 seconds", "mw"))
+    try {
+      assert(h.step(Seq(Ev(1, 10, 1)), Seq(Ev(1, 12, 2))) == Nil, "no watermark yet: nothing is final")
+      assert(h.step(Seq(Ev(1, 30, 3)), Seq(Ev(1, 31, 4))) == Seq(Seq(1, 2)), "watermark 20 >= 10 + 5")
+      assert(h.stateRows == 2)
+      assert(h.flush() == Seq(Seq(3, 4)))
+    } finally h.stop()
+  }
+
+  /** Random events of n inputs, split into micro-batches whose rows are up to `disorder` s out of order. */
+  private def randomEvents(n: Int, perInput: Int, seed: Long): Seq[Seq[Ev]] = {
+    val rnd = new scala.util.Random(seed)
+    var id = 0
+    (0 until n).map(_ => Seq.fill(perInput) { id += 1; Ev(rnd.nextInt(3), rnd.nextInt(60).toLong, id) })
+  }
+
+  private def splits(events: Seq[Seq[Ev]], batches: Int, seed: Long): Seq[Seq[Seq[Ev]]] = {
+    val rnd = new scala.util.Random(seed)
+    // Batch b holds the rows of time slot b, plus a few of the next slot (out of order).
+    val slot = 60 / batches + 1
+    val tagged = events.map(_.map(e => (math.min(batches - 1, e.t.toInt / slot + (if (rnd.nextInt(4) == 0) 1 else 0)), e)))
+    (0 until batches).map(b => tagged.map(_.filter(_._1 == b).map(_._2)))
+  }
+
+  private def differential(n: Int, window: String, algorithm: String, keyed: Boolean, provider: String,
+      seed: Long): Unit = withConf("spark.sql.streaming.stateStore.providerClass" -> provider) {
+    val build = wjoin(window, algorithm, keyed) _
+    // The delay covers the disorder, so no row is late: the answer is the batch W-join of all rows.
+    val h = harness(n, 40, build)
+    try {
+      val events = randomEvents(n, 12, seed)
+      splits(events, 4, seed).foreach(batch => h.step(batch: _*))
+      h.flush()
+      val expected = h.batchAnswer(events)
+      assert(expected.nonEmpty)
+      assert(h.results.sortBy(_.mkString(",")) == expected)
+      assert(h.stateRows == n, "after the flush only the flush rows remain")
+      assert(h.droppedByWatermark == 0)
+    } finally h.stop()
+  }
+
+  for ((providerName, provider) <- providers; n <- 2 to 4; algorithm <- Seq("hw", "nlw", "mw")) {
+    test(s"$n-way $algorithm on $providerName: random streams in random micro-batches = the batch W-join") {
+      val window = n match {
+        case 2 => "WINDOW = 6 seconds"
+        case 3 => "WINDOW(A,B) = 5 seconds AND DWINDOW(B,C) = [1 second, 8 seconds]"
+        case _ => "WINDOW = 10 seconds AND DWINDOW(A,D) = 10 seconds"
+      }
+      differential(n, window, algorithm, keyed = algorithm != "nlw" || n == 2, provider, seed = n * 7 + algorithm.length)
+    }
+  }
+
+  test("without a key the join runs in one partition (NLW and MW)") {
+    for (algorithm <- Seq("nlw", "mw")) {
+      val h = harness(3, 40, wjoin("WINDOW = 3 seconds", algorithm, keyed = false))
+      try {
+        val events = randomEvents(3, 10, 99)
+        splits(events, 3, 5).foreach(batch => h.step(batch: _*))
+        h.flush()
+        assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
+        assert(h.query.lastProgress.stateOperators.head.numShufflePartitions == 1)
+      } finally h.stop()
+    }
+  }
+
+  test("restart from the checkpoint with other shuffle partitions, and a failing sink: exactly the same output") {
+    for (algorithm <- Seq("hw", "mw")) {
+      val events = randomEvents(3, 15, 3)
+      val batches = splits(events, 6, 8)
+      val h = withConf("spark.sql.shuffle.partitions" -> "3")(harness(3, 40, wjoin("WINDOW = 5 seconds", algorithm)))
+      batches.take(2).foreach(b => h.step(b: _*))
+      h.stop()
+      withConf("spark.sql.shuffle.partitions" -> "5") {
+        h.failNext = true
+        h.start()
+        val failure = intercept[StreamingQueryException](h.step(batches(2): _*))
+        assert(failure.getMessage.contains("sink fails"))
+        h.stop()
+        h.start() // batch 2's rows are in the sources already: the restart reads them again
+        h.query.processAllAvailable()
+        batches.drop(3).foreach(b => h.step(b: _*))
+        h.flush()
+        assert(h.query.lastProgress.stateOperators.head.numShufflePartitions == 3, "the checkpoint's count is kept")
+        h.stop()
+      }
+      assert(h.runs.values().stream().anyMatch(_ > 1), "a batch was run twice")
+      assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events), s"$algorithm after restarts")
+    }
+  }
+
+  test("the output carries one event-time column: a windowed aggregation downstream works") {
+    val h = new StreamingHarness(spark, 2, 10, wjoin("WINDOW = 5 seconds", "hw"))
+    val counts = h.inputs match { case ins =>
+      wjoin("WINDOW = 5 seconds", "hw")(ins).groupBy(window(col("A.ts"), "10 seconds")).count()
+    }
+    val sink = s"wjoin_counts_${System.nanoTime()}"
+    val q = counts.writeStream.format("memory").queryName(sink).outputMode("append")
+      .option("checkpointLocation", h.checkpoint).start()
+    try {
+      h.add(Seq(Seq(Ev(1, 1, 1), Ev(1, 3, 2)), Seq(Ev(1, 4, 3))))
+      q.processAllAvailable()
+      h.add(Seq(Seq(Ev(1, 100, 4)), Seq(Ev(1, 100, 5))))
+      q.processAllAvailable()
+      h.add(Seq(Seq(Ev(1, 200, 6)), Seq(Ev(1, 200, 7))))
+      q.processAllAvailable()
+      val got = spark.table(sink).collect().map(r => r.getLong(1)).toSeq
+      assert(got.contains(2L), s"window [0, 10) holds the 2 combinations: $got")
+    } finally q.stop()
+  }
+
+  test("misuse fails before the query runs, naming the input") {
+    val h = new StreamingHarness(spark, 2, 10, wjoin("WINDOW = 5 seconds", "hw"))
+    val Seq((_, a), (_, b)) = h.inputs
+    val noWatermark = h.streams(1).toDF().selectExpr("_1 as k", "timestamp_seconds(_2) as ts", "_3 as id")
+    val e1 = intercept[IllegalArgumentException](WJoin("A" -> a, "B" -> noWatermark).on("k").time("ts").window("1 second").toDF)
+    assert(e1.getMessage.contains("streaming input B has no watermark"))
+    val static = spark.range(3).selectExpr("cast(id as int) as k", "timestamp_seconds(id) as ts")
+    val e2 = intercept[IllegalArgumentException](WJoin("A" -> a, "S" -> static).on("k").time("ts").window("1 second").toDF)
+    assert(e2.getMessage.contains("A are streaming and S are not"))
+    val joined = WJoin("A" -> a, "B" -> b).on("k").time("ts").window("1 second").toDF
+    val e3 = intercept[StreamingQueryException] {
+      val q = joined.groupBy().count().writeStream.outputMode("complete").format("memory").queryName("wjoin_bad")
+        .option("checkpointLocation", h.checkpoint).start()
+      try { h.add(Seq(Seq(Ev(1, 1, 1)), Nil)); q.processAllAvailable() } finally q.stop()
+    }
+    assert(e3.getMessage.contains("supports output mode append only"))
+    val explained = new java.io.ByteArrayOutputStream()
+    Console.withOut(explained)(joined.explain())
+    assert(explained.toString.contains("StreamingWindowJoin hw (hash) eager"), explained.toString)
+    assert(explained.toString.contains("no state (not running)"), "explain works on an unstarted stream")
+  }
+}
