@@ -1,0 +1,163 @@
+"""Streaming W-join vs Spark's chained stream-stream joins vs the floor, in one process.
+
+The inputs are parquet files, one per input and micro-batch (`maxFilesPerTrigger=1`, trigger
+availableNow): N inputs of `rate` rows/s each in event-time order, keys uniform over `keys`
+values, a uniform window. Three queries read the same files through a foreachBatch sink that
+computes every output column (count and checksum of all columns, which also proves that our
+join and Spark's return the same rows):
+  - ours: `wjoin` on the key with the window (eager HW-join, or ordered MW-join with --mode);
+  - built-in: Spark's chained stream-stream inner joins with every pairwise BETWEEN condition;
+  - floor: a plain union of the inputs, no join (reading, shuffling nothing, sinking).
+Prints wall time per query and the ratios, the state size after each batch (it must stay
+flat), and for ours the latency in micro-batches from a combination's last member to its output.
+
+    .venv/bin/python benchmarks/bench_streaming.py                        # 3 x 600k rows, 10 batches
+    .venv/bin/python benchmarks/bench_streaming.py --rows 200000 --batches 20
+    .venv/bin/python benchmarks/bench_streaming.py --rows 60000 --skip-builtin --mode ordered
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from functools import reduce
+
+from pyspark.sql import functions as F
+
+from common import say, session
+
+NAMES = "ABCDEFGH"
+
+
+def write_inputs(spark, root: str, inputs: int, rows: int, rate: int, keys: int, batches: int) -> list[str]:
+    """Per input, `batches` parquet files of consecutive event-time slices."""
+    per_batch = rows // batches
+    folders = []
+    step = 1_000_000 // rate
+    for i in range(inputs):
+        folder = os.path.join(root, NAMES[i])
+        for b in range(batches):
+            # Row r of input i: time r / rate seconds plus a jitter below 1/rate, a pseudo-random key.
+            df = spark.range(b * per_batch, (b + 1) * per_batch, numPartitions=1).selectExpr(
+                f"cast(pmod(hash(id, {i}), {keys}) as int) as k",
+                f"timestamp_micros(id * {step} + pmod(hash(id, {i + 100}), {step})) as ts", "id as v")
+            df.write.mode("append").parquet(os.path.join(folder, f"batch={b:04d}"))
+        folders.append(folder)
+    return folders
+
+
+def read_streams(spark, folders: list[str], delay: str):
+    schema = "k int, ts timestamp, v long"
+    return [spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).option("recursiveFileLookup", "true")
+            .parquet(f).withWatermark("ts", delay).alias(NAMES[i]) for i, f in enumerate(folders)]
+
+
+def builtin(dfs, window_s: float):
+    """Spark's chained stream-stream joins. After each join only A's time column keeps its watermark
+    metadata (Spark accepts one event-time column per stream), as a user would write it."""
+    w = F.expr(f"INTERVAL {int(window_s * 1e6)} MICROSECONDS")
+    flat = lambda df, x: df.select(F.col(f"{x}.k").alias(f"{x}_k"), F.col(f"{x}.ts").alias(f"{x}_ts"),
+                                   F.col(f"{x}.v").alias(f"{x}_v"))
+    joined = flat(dfs[0], "A")
+    for i in range(1, len(dfs)):
+        me = NAMES[i]
+        right = flat(dfs[i], me)
+        conds = [F.col("A_k") == F.col(f"{me}_k")]
+        for j in range(i):
+            other = F.col(f"{NAMES[j]}_ts")
+            conds.append(F.col(f"{me}_ts").between(other - w, other + w))
+        joined = joined.join(right, reduce(lambda a, b: a & b, conds), "inner")
+        joined = joined.withColumn(f"{me}_ts", F.col(f"{me}_ts") + F.expr("INTERVAL 0 SECONDS"))
+    return joined
+
+
+def ours(dfs, window_s: float, mode: str):
+    return dfs[0].wjoin(*dfs[1:], on="k", time="ts", window=f"{window_s} seconds",
+                        algorithm="hw" if mode == "eager" else "mw")
+
+
+def columns(n: int):
+    return [F.col(f"{NAMES[i]}.{c}") for i in range(n) for c in ("ts", "v")]
+
+
+def run(name: str, df, out_cols, checkpoint: str, with_latency: bool, batch_slice_us: int, n: int):
+    """Runs to the end of the files; returns seconds, rows, checksum, state sizes, mean latency."""
+    totals = {"rows": 0, "checksum": 0, "lag": 0}
+
+    def sink(batch, batch_id):
+        aggs = [F.count(F.lit(1)).alias("n"), F.sum(F.hash(*out_cols).cast("long")).alias("h")]
+        if with_latency:  # batch of the newest member = its file's slice
+            newest = F.greatest(*[F.col(f"{NAMES[i]}.ts") for i in range(n)])
+            aggs.append(F.sum(F.lit(batch_id) - F.floor(F.unix_micros(newest) / batch_slice_us)).alias("lag"))
+        row = batch.agg(*aggs).collect()[0]
+        totals["rows"] += row["n"]
+        totals["checksum"] += row["h"] or 0
+        if with_latency:
+            totals["lag"] += row["lag"] or 0
+
+    started = time.perf_counter()
+    q = (df.writeStream.foreachBatch(sink).option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    seconds = time.perf_counter() - started
+    states = [p["stateOperators"][0]["numRowsTotal"] for p in q.recentProgress if p["stateOperators"]]
+    lag = totals["lag"] / totals["rows"] if with_latency and totals["rows"] else None
+    say(f"  {name:<10} {seconds:7.1f} s  {totals['rows']:>10,} rows  batches {len(q.recentProgress)}"
+        + (f"  state rows per batch {min(states):,}..{max(states):,}" if states else "")
+        + (f"  latency {lag:.2f} batches" if lag is not None else ""))
+    return seconds, totals["rows"], totals["checksum"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--inputs", type=int, default=3)
+    p.add_argument("--rows", type=int, default=600_000, help="rows per input")
+    p.add_argument("--batches", type=int, default=10)
+    p.add_argument("--rate", type=int, default=1000, help="rows per second of event time, per input")
+    p.add_argument("--keys", type=int, default=1000)
+    p.add_argument("--window", type=float, default=1.0, help="seconds")
+    p.add_argument("--delay", default="2 seconds", help="watermark delay")
+    p.add_argument("--mode", choices=["eager", "ordered", "both"], default="both")
+    p.add_argument("--skip-builtin", action="store_true")
+    p.add_argument("--shuffle-partitions", type=int, default=8)
+    args = p.parse_args()
+
+    spark = session("bench_streaming", args.shuffle_partitions)
+    root = tempfile.mkdtemp(prefix="wjoin-bench-stream-")
+    try:
+        say(f"{args.inputs} inputs x {args.rows:,} rows in {args.batches} micro-batches, {args.rate} rows/s, "
+            f"{args.keys} keys, window {args.window} s, watermark delay {args.delay}, "
+            f"{args.shuffle_partitions} shuffle partitions")
+        folders = write_inputs(spark, root, args.inputs, args.rows, args.rate, args.keys, args.batches)
+        slice_us = (args.rows // args.batches) * 1_000_000 // args.rate
+        out = columns(args.inputs)
+        ck = lambda name: os.path.join(root, "ck-" + name)
+        results = {}
+        floor = reduce(lambda a, b: a.unionByName(b), read_streams(spark, folders, args.delay))
+        run("warm-up", floor, [F.col("ts"), F.col("v")], ck("warm-up"), False, slice_us, 1)
+        results["floor"] = run("floor", floor, [F.col("ts"), F.col("v")], ck("floor"), False, slice_us, 1)
+        modes = ["eager", "ordered"] if args.mode == "both" else [args.mode]
+        for mode in modes:
+            df = ours(read_streams(spark, folders, args.delay), args.window, mode)
+            results[mode] = run(f"ours/{mode}", df, out, ck(mode), True, slice_us, args.inputs)
+        if not args.skip_builtin:
+            flat_out = [F.col(f"{NAMES[i]}_{c}") for i in range(args.inputs) for c in ("ts", "v")]
+            results["builtin"] = run("built-in", builtin(read_streams(spark, folders, args.delay), args.window),
+                                     flat_out, ck("builtin"), False, slice_us, args.inputs)
+        for mode in modes:
+            t, rows, checksum = results[mode]
+            line = f"ours/{mode}: {results['floor'][0] and t / results['floor'][0]:.2f}x the floor"
+            if "builtin" in results:
+                bt, brows, bsum = results["builtin"]
+                line += f", {bt / t:.1f}x faster than the built-in join"
+                line += ", same rows" if (rows, checksum) == (brows, bsum) else f", DIFFERENT rows ({rows} vs {brows})"
+            say(line)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""Streaming W-join from Python: file-source streams in micro-batches against the batch W-join
+of the same rows, a restart from the checkpoint, late rows, and the progress metrics."""
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import wjoin
+from helpers import bag, rows_of
+
+SCHEMA = "k int, ts timestamp, id int"
+NAMES = ["A", "B", "C"]
+
+
+def at(seconds: int) -> dt.datetime:
+    return dt.datetime(2024, 1, 1) + dt.timedelta(seconds=seconds)
+
+
+class Streams:
+    """N parquet-file streams (one folder each); `add` writes one file per input = one micro-batch."""
+
+    def __init__(self, spark, root, n=3, delay="30 seconds"):
+        self.spark, self.root, self.n, self.delay = spark, str(root), n, delay
+        self.files = 0
+        self.rows = [[] for _ in range(n)]
+        for name in NAMES[:n]:
+            os.makedirs(os.path.join(self.root, name), exist_ok=True)
+
+    def add(self, *per_input):
+        for i, rows in enumerate(per_input):
+            self.rows[i] += rows
+            df = self.spark.createDataFrame([(k, at(t), ident) for k, t, ident in rows], SCHEMA)
+            df.coalesce(1).write.parquet(os.path.join(self.root, NAMES[i], f"f{self.files:04d}"))
+        self.files += 1
+
+    def streams(self):
+        return [self.spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1)
+                .option("recursiveFileLookup", "true").parquet(os.path.join(self.root, NAMES[i]))
+                .withWatermark("ts", self.delay).alias(NAMES[i]) for i in range(self.n)]
+
+    def static(self):
+        return [self.spark.createDataFrame([(k, at(t), ident) for k, t, ident in rows], SCHEMA).alias(NAMES[i])
+                for i, rows in enumerate(self.rows)]
+
+
+def ids(df, n):
+    return df.select([f"{NAMES[i]}.id" for i in range(n)])
+
+
+def run_to_end(df, checkpoint, sink):
+    """Runs the streaming query over every file (trigger availableNow) into `sink` (a dict batch -> rows)."""
+    def collect(batch, batch_id):
+        sink[batch_id] = [tuple(r) for r in batch.collect()]
+    q = (df.writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint)
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    return q
+
+
+def flush_rows(n):
+    """Rows far in the future on a key nobody uses: they move the watermark past all data."""
+    return [[(-1, 100_000, -1 - i)] for i in range(n)]
+
+
+def real(rows):
+    return [r for r in rows if all(x >= 0 for x in r)]
+
+
+@pytest.mark.parametrize("algorithm", ["hw", "mw", "nlw"])
+def test_streaming_equals_batch_wjoin(spark, tmp_path, algorithm):
+    s = Streams(spark, tmp_path / "in")
+    s.add([(1, 10, 1), (2, 11, 2)], [(1, 12, 3)], [(1, 14, 4), (2, 9, 5)])
+    s.add([(1, 20, 6)], [(2, 13, 7), (1, 21, 8)], [(1, 19, 9)])
+    s.add([(2, 40, 10)], [(2, 41, 11), (1, 15, 12)], [(2, 39, 13), (1, 11, 14)])
+    s.add(*flush_rows(3))
+    window = "WINDOW(A,B) = 5 seconds AND DWINDOW(B,C) = [0 seconds, 8 seconds]"
+    on = "k" if algorithm != "nlw" else None
+    sink = {}
+    a, b, c = s.streams()
+    run_to_end(ids(a.wjoin(b, c, on=on, time="ts", windows=window, algorithm=algorithm), 3),
+               str(tmp_path / "ck"), sink)
+    got = bag(real(r for rows in sink.values() for r in rows))
+    expected = rows_of(ids(wjoin.wjoin(s.static()[:3], on=on, time="ts", windows=window), 3))
+    expected = bag(real(expected))
+    assert expected and got == expected
+
+
+def test_restart_from_checkpoint_gives_the_uninterrupted_output(spark, tmp_path):
+    s = Streams(spark, tmp_path / "in", n=2)
+    ck = str(tmp_path / "ck")
+    sink = {}
+    s.add([(1, 10, 1)], [(1, 12, 2)])
+    a, b = s.streams()
+    run_to_end(ids(a.wjoin(b, on="k", time="ts", window="5 seconds"), 2), ck, sink)
+    s.add([(1, 14, 3)], [(1, 16, 4), (1, 30, 5)])
+    a, b = s.streams()
+    run_to_end(ids(a.wjoin(b, on="k", time="ts", window="5 seconds"), 2), ck, sink)
+    got = bag(r for rows in sink.values() for r in rows)
+    assert got == bag([(1, 2), (3, 2), (3, 4)])  # 16 - 10 > 5: rows 1 and 4 do not join
+
+
+def test_late_rows_are_counted_and_not_joined(spark, tmp_path):
+    s = Streams(spark, tmp_path / "in", n=2, delay="5 seconds")
+    s.add([(1, 100, 1)], [(1, 101, 2)])
+    s.add([(1, 102, 5)], [])  # runs with watermark 101 - 5 = 96; a batch's late rows are those at or
+    s.add([(1, 50, 3)], [(1, 96, 4)])  # before the previous batch's watermark: both are late here
+    sink = {}
+    a, b = s.streams()
+    q = run_to_end(ids(a.wjoin(b, on="k", time="ts", window="5 seconds"), 2), str(tmp_path / "ck"), sink)
+    assert bag(r for rows in sink.values() for r in rows) == bag([(1, 2), (5, 2)])
+    operators = [op for p in q.recentProgress for op in p["stateOperators"]]
+    assert sum(op["numRowsDroppedByWatermark"] for op in operators) == 2
+    assert operators[-1]["operatorName"] == "windowJoin"
+    assert {"numStateRows0", "numStateRows1", "numEvictedRows"} <= set(operators[-1]["customMetrics"])
+
+
+@settings(max_examples=6)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 40), st.integers(0, 1)), min_size=1, max_size=30),
+       st.integers(2, 4), st.sampled_from(["hw", "mw"]))
+def test_property_random_micro_batch_splits(spark, tmp_path_factory, events, batches, algorithm):
+    """Random rows of two inputs split into micro-batches by time: streaming = batch W-join."""
+    root = tmp_path_factory.mktemp("prop")
+    s = Streams(spark, root / "in", n=2, delay="60 seconds")
+    rows = [[(k, t, 1000 * i + j) for j, (k, t, side) in enumerate(events) if side == i] for i in range(2)]
+    for part in range(batches):
+        s.add(*[[r for r in rows[i] if r[1] * batches // 41 == part] for i in range(2)])
+    s.add(*flush_rows(2))
+    sink = {}
+    a, b = s.streams()
+    run_to_end(ids(a.wjoin(b, on="k", time="ts", window="3 seconds", algorithm=algorithm), 2),
+               str(root / "ck"), sink)
+    expected = bag(real(rows_of(ids(wjoin.wjoin(s.static(), on="k", time="ts", window="3 seconds"), 2))))
+    assert bag(real(r for rows_ in sink.values() for r in rows_)) == expected
