@@ -105,8 +105,10 @@ def test_restart_from_checkpoint_gives_the_uninterrupted_output(spark, tmp_path)
 def test_late_rows_are_counted_and_not_joined(spark, tmp_path):
     s = Streams(spark, tmp_path / "in", n=2, delay="5 seconds")
     s.add([(1, 100, 1)], [(1, 101, 2)])
-    s.add([(1, 102, 5)], [])  # runs with watermark 101 - 5 = 96; a batch's late rows are those at or
-    s.add([(1, 50, 3)], [(1, 96, 4)])  # before the previous batch's watermark: both are late here
+    # Batch 1 runs with watermark min(100, 101) - 5 = 95. A batch's late rows are those at or before
+    # the previous batch's watermark, so in batch 2 both rows are late, even 95 (which would join 100).
+    s.add([(1, 102, 5)], [])
+    s.add([(1, 50, 3)], [(1, 95, 4)])
     sink = {}
     a, b = s.streams()
     q = run_to_end(ids(a.wjoin(b, on="k", time="ts", window="5 seconds"), 2), str(tmp_path / "ck"), sink)
