@@ -73,7 +73,9 @@ final class StreamingWindowJoinEvaluator(
     }
   }
 
-  private val keyOfStored: Array[InternalRow => AnyRef] = Array.tabulate(n)(i => keyReader(i, storedAttributes(i)))
+  // Built in the task: key projections are generated code, not serializable.
+  @transient private lazy val keyOfStored: Array[InternalRow => AnyRef] =
+    Array.tabulate(n)(i => keyReader(i, storedAttributes(i)))
 
   /** The state store seen as a multiset of (input, time, stored row). */
   private final class StateRows(store: StateStore) {

@@ -98,6 +98,20 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
     }
   }
 
+  test("string and composite keys (generated key projections run in the tasks)") {
+    val build = (ins: Seq[(String, DataFrame)]) => WJoin(ins.map { case (name, df) =>
+      name -> df.withColumn("s", col("k").cast("string")).withColumn("k2", col("k") % 2) }: _*)
+      .on("s", "k2").time("ts").windows("WINDOW = 4 seconds").toDF
+    val h = harness(3, 40, build)
+    try {
+      val events = randomEvents(3, 10, 5)
+      splits(events, 3, 2).foreach(batch => h.step(batch: _*))
+      h.flush()
+      assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
+      assert(h.results.nonEmpty)
+    } finally h.stop()
+  }
+
   test("without a key the join runs in one partition (NLW and MW)") {
     for (algorithm <- Seq("nlw", "mw")) {
       val h = harness(3, 40, wjoin("WINDOW = 3 seconds", algorithm, keyed = false))
@@ -133,6 +147,25 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
       }
       assert(h.runs.values().stream().anyMatch(_ > 1), "a batch was run twice")
       assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events), s"$algorithm after restarts")
+    }
+  }
+
+  test("a stalled input blocks nothing: state grows under the min watermark policy, stays bounded under max") {
+    for (policy <- Seq("min", "max")) withConf("spark.sql.streaming.multipleWatermarkPolicy" -> policy) {
+      val h = harness(2, 5, wjoin("WINDOW = 2 seconds", "hw"))
+      try {
+        h.step(Seq(Ev(1, 10, 1)), Seq(Ev(1, 11, 2))) // then B stalls
+        val sizes = (1 to 6).map { k =>
+          assert(h.step(Seq(Ev(1, 10 + 20 * k, 10 + k)), Nil) == Nil)
+          h.stateRows
+        }
+        if (policy == "min") assert(sizes.last >= 7, s"the watermark waits for B: state grows, $sizes")
+        else assert(sizes.last <= 3, s"A drives the watermark: state stays bounded, $sizes")
+        // B resumes with an old row: joinable (min) or late, dropped and counted (max).
+        val resumed = h.step(Nil, Seq(Ev(1, 51, 3)))
+        if (policy == "min") assert(resumed == Seq(Seq(12, 3)))
+        else assert(resumed == Nil && h.droppedByWatermark == 1)
+      } finally h.stop()
     }
   }
 
