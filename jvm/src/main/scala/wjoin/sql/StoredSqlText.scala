@@ -20,7 +20,7 @@ object StoredSqlText {
       if (text.isEmpty || at < 0 || !clauses.exists(c => c.start < at + text.length && at < c.end)) None
       else Some(sql.substring(at, at + text.length))
     }
-    plan.transformDown { case node =>
+    ParsedPlans.transformDown(plan) { case node =>
       val args = node.productIterator.toArray
       val restored = args.map {
         case text: String => original(text).getOrElse(text)

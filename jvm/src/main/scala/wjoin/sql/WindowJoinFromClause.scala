@@ -7,7 +7,7 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation
 import org.apache.spark.sql.catalyst.expressions.{And, Expression}
 import org.apache.spark.sql.catalyst.plans.{Cross, Inner}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, JoinHint, LogicalPlan, SubqueryAlias, UnresolvedWith}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, JoinHint, LogicalPlan, SubqueryAlias}
 
 import wjoin.core.WindowTermParser
 
@@ -28,19 +28,13 @@ object WindowJoinFromClause {
 
   def replaceMarkers(plan: LogicalPlan, clauses: Seq[WindowClause], sql: String, rewritten: String): LogicalPlan = {
     val replaced = mutable.Set.empty[Int]
-    def rewrite(p: LogicalPlan): LogicalPlan = p.transformDownWithSubqueries {
+    val result = ParsedPlans.transformDown(plan) {
       case Join(relations, marker: UnresolvedRelation, Inner, None, _)
           if WJoinSqlParser.markerIndex(marker.multipartIdentifier).isDefined =>
         val k = WJoinSqlParser.markerIndex(marker.multipartIdentifier).get
         replaced += k
         new FromClause(clauses(k), sql, rewritten).windowJoin(relations)
-      // CTE definitions are not children of the WITH node.
-      case w: UnresolvedWith =>
-        w.copy(cteRelations = w.cteRelations.map { case (name, query, depth) =>
-          (name, rewrite(query).asInstanceOf[SubqueryAlias], depth)
-        })
     }
-    val result = rewrite(plan)
     clauses.indices.find(!replaced(_)).foreach { k =>
       throw SqlSyntaxError(sql, clauses(k).terms.head.kind,
         "a W-join window clause must directly follow the relations of a query's FROM clause")
