@@ -49,7 +49,14 @@ case class UnresolvedWindowJoin(
 object ResolveWindowJoinSql extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case u: UnresolvedWindowJoin if u.childrenResolved =>
-      WJoin.plan(u.inputs, u.inputNames, onColumns = Nil, onCondition = None, u.timeColumns, window = None,
+      try WJoin.plan(u.inputs, u.inputNames, onColumns = Nil, onCondition = None, u.timeColumns, window = None,
         windows = Some(u.windows), u.algorithm)
+      catch {
+        case e: IllegalArgumentException if e.getMessage.startsWith(RequirePrefix) =>
+          throw new IllegalArgumentException(e.getMessage.stripPrefix(RequirePrefix), e)
+      }
   }
+
+  /** What Scala's `require` puts before every message: noise in a SQL user's error. */
+  private val RequirePrefix = "requirement failed: "
 }
