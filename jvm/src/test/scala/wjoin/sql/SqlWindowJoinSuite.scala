@@ -229,6 +229,17 @@ class SqlWindowJoinSuite extends AnyFunSuite with SharedSparkSession with Adapti
       .where(col("B.speed") > 50).count())
   }
 
+  test("a W-join and Spark's named window in one statement; ${var} substitution in a length") {
+    val pairs = WJoin("A" -> seqA, "B" -> seqB).on("k").time("t", "t2").window("3").toDF
+    val expected = bag(pairs.groupBy("k").count().join(pairs.select("k"), "k"))
+    assert(sqlBag("SELECT A.k, count(*) OVER w FROM a A, b B WINDOW(A,B) = 3 USING TIME (A.t, B.t2) " +
+      "WHERE A.k = B.k WINDOW w AS (PARTITION BY A.k)") == expected)
+    spark.conf.set("wjoin.test.window", "INTERVAL 3 MINUTES")
+    try assert(sqlBag(s"$camerasSelect WINDOW = $${wjoin.test.window} $camerasWhere") ==
+      bag(cameraJoin("WINDOW = 3 minutes")))
+    finally spark.conf.unset("wjoin.test.window")
+  }
+
   test("the default time column is each input's only timestamp column") {
     assert(sqlBag(s"$camerasSelect WINDOW = INTERVAL 3 MINUTES USING TIME ts $camerasWhere") ==
       sqlBag(s"$camerasSelect WINDOW = INTERVAL 3 MINUTES $camerasWhere"))
