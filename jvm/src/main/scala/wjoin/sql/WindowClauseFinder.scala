@@ -65,7 +65,8 @@ object WindowClauseFinder {
       val t = tokens(i)
       if (t.isSymbol("(")) { clauseAtDepth.push(""); i += 1 }
       else if (t.isSymbol(")")) { if (clauseAtDepth.size > 1) clauseAtDepth.pop(); i += 1 }
-      else if (t.isSymbol(";")) { clauseAtDepth(0) = ""; i += 1 }
+      // A statement, or a pipe operator (FROM t |> WHERE ...), ends: a new clause begins.
+      else if (t.isSymbol(";") || t.isSymbol("|>")) { clauseAtDepth(0) = ""; i += 1 }
       else if (clauseAtDepth.top == "FROM" && i > 0 && endsRelation(tokens(i - 1)) && startsTerm(tokens, i)) {
         val (clause, next) = new ClauseParser(sql, tokens, i).parse()
         clauses += clause

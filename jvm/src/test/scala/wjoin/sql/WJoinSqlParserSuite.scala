@@ -51,6 +51,7 @@ class WJoinSqlParserSuite extends AnyFunSuite with SharedSparkSession {
     "SELECT extract(YEAR FROM ts), trim(BOTH 'x' FROM s) FROM t",
     "SELECT * FROM t PIVOT (sum(v) FOR k IN (1, 2))",
     "FROM t SELECT a, b WHERE a > 1",
+    "FROM t AS window |> WHERE window.range = 1 |> SELECT rows, range(rows) AS r",
     "CREATE TABLE t2 (a INT, window STRING, range INT, rows BIGINT) USING parquet",
     "CREATE OR REPLACE TEMP VIEW v AS SELECT * FROM a, b WHERE a.x = b.x",
     "INSERT INTO t SELECT * FROM a",
@@ -118,7 +119,8 @@ class WJoinSqlParserSuite extends AnyFunSuite with SharedSparkSession {
     val clause = clauses.head
     assert(sql.substring(clause.start, clause.end) == "WINDOW(A,B) = 5 AND RANGE(B) = 2 USING TIME t")
     assert(clause.windowsText == "WINDOW(A,B) = 5 AND RANGE(B) = 2")
-    val nested = "SELECT * FROM (SELECT * FROM a, b WINDOW = 1 USING TIME t) x, c WINDOW = INTERVAL 1 HOUR"
+    val nested = "SELECT * FROM (SELECT * FROM a, b WINDOW = 1 USING TIME t) x, c WINDOW = INTERVAL 1 HOUR |> " +
+      "SELECT x.t"
     assert(WindowClauseFinder(nested).map(_.windowsText) == Seq("WINDOW = 1", "WINDOW = INTERVAL 1 HOUR"))
     val interval = "SELECT * FROM a A, b B DWINDOW(A,B) = [INTERVAL 30 SECONDS, -INTERVAL 2 MINUTES]"
     assert(intercept[ParseException](WindowClauseFinder(interval)).getMessage.contains("negative"))
