@@ -94,6 +94,21 @@ object WJoin extends PredicateHelper {
     found.head
   }
 
+  /** Fails unless `name` is "auto" or one of the algorithms. */
+  def requireKnownAlgorithm(name: String): Unit =
+    require(Algorithm.parse(name).isDefined || name == "auto",
+      s"unknown algorithm '$name'; use one of auto, ${Algorithm.all.map(_.name).mkString(", ")}")
+
+  /** The checks that need no plan: at least 2 inputs, one unique name each, a known algorithm. */
+  private def requireInputNames(inputNames: Seq[String], n: Int, algorithm: String): Unit = {
+    require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
+    require(inputNames.size == n, s"got ${inputNames.size} names for $n inputs")
+    require(inputNames.forall(s => s != null && s.nonEmpty), "input names must be non-empty")
+    val duplicated = inputNames.groupBy(_.toLowerCase).filter(_._2.size > 1).keys
+    require(duplicated.isEmpty, s"input names must be unique, but ${duplicated.mkString(", ")} is used twice")
+    requireKnownAlgorithm(algorithm)
+  }
+
   /**
    * Builds the W-join of `inputs` (validated here, before any job runs).
    *
@@ -102,7 +117,8 @@ object WJoin extends PredicateHelper {
    * @param names       one name per input (unique)
    * @param onColumns   equi-join columns present in every input (may be empty)
    * @param onCondition a boolean condition over the inputs' columns, or null
-   * @param timeColumns one event-time column name for all inputs, or one per input
+   * @param timeColumns one event-time column name for all inputs, or one per input; empty:
+   *                    each input's only timestamp column
    * @param window      Form 1 window length, or null
    * @param windows     window terms in the papers' syntax, or null
    * @param algorithm   "auto", "nlw", "hw" or "mw"
@@ -119,22 +135,50 @@ object WJoin extends PredicateHelper {
     val dfs = inputs.asScala.toSeq
     val inputNames = names.asScala.toSeq
     val n = dfs.size
-    require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
-    require(inputNames.size == n, s"got ${inputNames.size} names for $n inputs")
-    require(inputNames.forall(s => s != null && s.nonEmpty), "input names must be non-empty")
-    val duplicated = inputNames.groupBy(_.toLowerCase).filter(_._2.size > 1).keys
-    require(duplicated.isEmpty, s"input names must be unique, but ${duplicated.mkString(", ")} is used twice")
-    require(Algorithm.parse(algorithm).isDefined || algorithm == "auto",
-      s"unknown algorithm '$algorithm'; use one of auto, ${Algorithm.all.map(_.name).mkString(", ")}")
+    requireInputNames(inputNames, n, algorithm)
     val spark = dfs.head.sparkSession
     require(dfs.forall(_.sparkSession eq spark), "all W-join inputs must belong to the same SparkSession")
-    val resolver = SQLConf.get.resolver
 
     val plans = dfs.map(SparkBridge.analyzedPlan)
     val streaming = inputNames.zip(plans).filter(_._2.isStreaming).map(_._1)
     require(streaming.isEmpty || streaming.size == n,
       s"W-join inputs ${streaming.mkString(", ")} are streaming and ${inputNames.filterNot(streaming.contains)
         .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
+
+    val condition = Option(onCondition).map(SparkBridge.expression(spark, _))
+    SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
+      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm))
+  }
+
+  /**
+   * The one validation and construction of a W-join, shared by [[create]] (DataFrames) and the
+   * SQL extension ([[wjoin.sql.ResolveWindowJoinSql]], once the relations of the FROM clause
+   * are resolved). Throws IllegalArgumentException naming the input, column or term at fault.
+   *
+   * @param plans       the inputs' analyzed plans, in order
+   * @param inputNames  one unique name per input
+   * @param onColumns   equi-join columns present in every input (may be empty)
+   * @param onCondition a boolean condition over the inputs' columns (resolved or not)
+   * @param timeColumns one event-time column for all inputs, one per input, or none: then each
+   *                    input's only timestamp (or timestamp_ntz) column
+   * @param window      Form 1 window length
+   * @param windows     window terms in the papers' syntax
+   * @param algorithm   "auto", "nlw", "hw" or "mw"
+   * @return the [[WindowJoin]], under a Filter for Python UDFs over several inputs and a
+   *         Project that keeps each `onColumns` column once, when there are such
+   */
+  def plan(
+      plans: Seq[LogicalPlan],
+      inputNames: Seq[String],
+      onColumns: Seq[String],
+      onCondition: Option[Expression],
+      timeColumns: Seq[String],
+      window: Option[String],
+      windows: Option[String],
+      algorithm: String): LogicalPlan = {
+    val n = plans.size
+    requireInputNames(inputNames, n, algorithm)
+    val resolver = SQLConf.get.resolver
 
     // Give every input its name as qualifier and its own attribute ids (the same DataFrame
     // may be several inputs).
@@ -146,12 +190,13 @@ object WJoin extends PredicateHelper {
       SubqueryAlias(name, distinct)
     }
 
-    val timeNames = timeColumns.asScala.toSeq
-    require(timeNames.size == 1 || timeNames.size == n,
+    val timeNames = timeColumns
+    require(timeNames.size <= 1 || timeNames.size == n,
       s"give one time column for all inputs or one per input ($n), got ${timeNames.size}")
     val times = children.indices.map { i =>
-      val attr = column(children(i), if (timeNames.size == 1) timeNames.head else timeNames(i), inputNames(i),
-        "time", resolver)
+      val attr = if (timeNames.isEmpty) onlyTimestampColumn(children(i), inputNames(i))
+        else column(children(i), if (timeNames.size == 1) timeNames.head else timeNames(i), inputNames(i),
+          "time", resolver)
       require(timeKind(attr.dataType).isDefined, s"time column '${attr.name}' of input ${inputNames(i)} has type " +
         s"${attr.dataType.simpleString}; use a timestamp, timestamp_ntz or integral (int/bigint) column")
       attr
@@ -161,19 +206,19 @@ object WJoin extends PredicateHelper {
       s"$nm.${a.name}: ${a.dataType.simpleString}" }.mkString(", ")}); cast them to one kind")
     val integral = kinds.head == "integral"
 
-    val keyEqualities: Seq[Expression] = onColumns.asScala.toSeq.flatMap { name =>
+    val keyEqualities: Seq[Expression] = onColumns.flatMap { name =>
       val cols = children.indices.map(i => column(children(i), name, inputNames(i), "join", resolver))
       cols.tail.map(c => EqualTo(cols.head, c))
     }
     // Python UDFs over several inputs run in a Filter above the join (Spark extracts them
     // only from Filter and Project); for an inner join that is the same answer.
-    val (pythonConjuncts, userConjuncts) = Option(onCondition).map(SparkBridge.expression(spark, _)).toSeq
+    val (pythonConjuncts, userConjuncts) = onCondition.toSeq
       .flatMap(splitConjunctivePredicates).partition(PushFiltersIntoWindowJoin.callsPython)
     val condition = (keyEqualities ++ userConjuncts).reduceOption(And)
 
     val terms: Seq[WindowTerm] =
-      Option(window).map(w => UniformWindow(Durations.parse(w, integral, "window"), s"WINDOW = $w")).toSeq ++
-        Option(windows).toSeq.flatMap(WindowTermParser.parse(_, inputNames, integral))
+      window.map(w => UniformWindow(Durations.parse(w, integral, "window"), s"WINDOW = $w")).toSeq ++
+        windows.toSeq.flatMap(WindowTermParser.parse(_, inputNames, integral))
     require(terms.nonEmpty, "give the window: window=\"2 seconds\" (every pair) or windows=\"WINDOW(A,B) = ...\"")
     val matrix = WindowMatrix.close(terms, inputNames)
 
@@ -181,14 +226,21 @@ object WJoin extends PredicateHelper {
     val join = WindowJoin(children, inputNames, times, condition, WindowSpec(terms, matrix, integral), algorithm,
       output)
     val filtered = if (pythonConjuncts.isEmpty) join else Filter(pythonConjuncts.reduce(And), join)
-    val top = if (onColumns.isEmpty) filtered else {
-      val keyCols = onColumns.asScala.toSeq.map(name => column(children.head, name, inputNames.head, "join", resolver))
-      val keyIds = onColumns.asScala.toSeq.flatMap(name =>
-        children.map(c => column(c, name, "", "join", resolver).exprId)).toSet
+    if (onColumns.isEmpty) filtered else {
+      val keyCols = onColumns.map(name => column(children.head, name, inputNames.head, "join", resolver))
+      val keyIds = onColumns.flatMap(name => children.map(c => column(c, name, "", "join", resolver).exprId)).toSet
       val byId = output.map(a => a.exprId -> a).toMap
       Project(keyCols.map(a => byId(a.exprId)) ++ output.filterNot(a => keyIds(a.exprId)), filtered)
     }
-    SparkBridge.toDataFrame(spark, top)
+  }
+
+  /** The default time column: the input's only timestamp or timestamp_ntz column. */
+  private def onlyTimestampColumn(plan: LogicalPlan, input: String): Attribute = {
+    val stamps = plan.output.filter(a => a.dataType == TimestampType || a.dataType == TimestampNTZType)
+    require(stamps.size == 1, s"input $input has ${stamps.size} timestamp columns " +
+      s"(${if (stamps.isEmpty) "none" else stamps.map(_.name).mkString(", ")}), so its event-time column must be " +
+      "named: time(...) in the API, USING TIME in SQL")
+    stamps.head
   }
 }
 

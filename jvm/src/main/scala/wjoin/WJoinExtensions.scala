@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 
 import wjoin.exec.WindowJoinStrategy
 import wjoin.plan.{PruneWindowJoinOutput, PushFiltersIntoWindowJoin, WindowJoinChecks}
+import wjoin.sql.{ResolveWindowJoinSql, WJoinSqlParser}
 
 /**
  * Registers the W-join with a SparkSession:
@@ -13,6 +14,10 @@ import wjoin.plan.{PruneWindowJoinOutput, PushFiltersIntoWindowJoin, WindowJoinC
  */
 class WJoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // The papers' SQL: a window clause after the FROM clause (every other statement parses as before).
+    extensions.injectParser((_, delegate) => new WJoinSqlParser(delegate))
+    // A SQL W-join becomes the same WindowJoin as the DataFrame API's once its relations are resolved.
+    extensions.injectResolutionRule(_ => ResolveWindowJoinSql)
     // Reject misuse (batch mixed with streams, streams without watermark, 'hw' without a key).
     extensions.injectCheckRule(_ => WindowJoinChecks)
     // Push single-input filters into the inputs; merge multi-input ones into the condition.

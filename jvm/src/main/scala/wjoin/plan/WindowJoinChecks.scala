@@ -1,7 +1,7 @@
 package wjoin.plan
 
-import org.apache.spark.sql.catalyst.expressions.Attribute
-import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, PredicateHelper}
+import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Filter, LogicalPlan}
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
 import wjoin.core.Algorithm
@@ -10,7 +10,7 @@ import wjoin.core.Algorithm
  * Analysis-time checks of every [[WindowJoin]] once it is resolved, so misuse fails before
  * any job runs, naming the input or option at fault.
  */
-object WindowJoinChecks extends (LogicalPlan => Unit) {
+object WindowJoinChecks extends (LogicalPlan => Unit) with PredicateHelper {
   override def apply(plan: LogicalPlan): Unit = plan.foreach {
     case w: WindowJoin if w.resolved =>
       val streaming = w.children.zip(w.inputNames).filter(_._1.isStreaming).map(_._2)
@@ -18,7 +18,7 @@ object WindowJoinChecks extends (LogicalPlan => Unit) {
         s"W-join inputs ${streaming.mkString(", ")} are streaming and ${w.inputNames.filterNot(streaming.contains)
           .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
       if (streaming.nonEmpty) checkStreaming(w)
-      val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), w.condition)
+      val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), conditionWithFiltersAbove(plan, w))
       require(w.algorithm != Algorithm.HW.name || analysis.hasKey,
         "algorithm 'hw' (hash W-join) needs an equality key shared by all inputs, e.g. on=\"obj_id\" or " +
           s"A.k = B.k AND B.k = C.k over every input; this W-join has none. Use 'auto', 'mw' or 'nlw'.")
@@ -41,5 +41,21 @@ object WindowJoinChecks extends (LogicalPlan => Unit) {
             "can no longer match and can drop them from its state")
       case other => throw new IllegalArgumentException(s"time column $other of input $name is not a column")
     }
+  }
+
+  /**
+   * The W-join's condition and the conjuncts of the Filters stacked right above it that
+   * [[PushFiltersIntoWindowJoin]] will merge into it: a SQL W-join's WHERE clause and ON
+   * conditions stay Filters until the optimizer runs, and may hold the key.
+   */
+  private def conditionWithFiltersAbove(plan: LogicalPlan, w: WindowJoin): Option[Expression] = {
+    def stackAbove(p: LogicalPlan): Option[Seq[Expression]] = p match {
+      case f: Filter if f.child eq w => Some(splitConjunctivePredicates(f.condition))
+      case f: Filter => stackAbove(f.child).map(splitConjunctivePredicates(f.condition) ++ _)
+      case _ => None
+    }
+    val above = plan.collectFirst(Function.unlift((p: LogicalPlan) => stackAbove(p))).getOrElse(Nil)
+    val merged = above.filter(c => c.deterministic && !PushFiltersIntoWindowJoin.callsPython(c))
+    (w.condition.toSeq ++ merged).reduceOption(And)
   }
 }

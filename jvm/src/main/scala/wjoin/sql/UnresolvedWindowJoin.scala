@@ -1,0 +1,62 @@
+package wjoin.sql
+
+import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
+
+import wjoin.WJoin
+
+/**
+ * A W-join written in SQL, before its relations are resolved: what [[WJoinSqlParser]]
+ * puts in place of the FROM clause's relations. [[ResolveWindowJoinSql]] turns it into the
+ * same [[wjoin.plan.WindowJoin]] that the DataFrame API builds, once every input is resolved.
+ *
+ * The join predicate is not here: the WHERE clause (and any ON conditions) stay Filters
+ * above, and [[wjoin.plan.PushFiltersIntoWindowJoin]] merges them into the join's condition,
+ * exactly as for `WJoin(...).toDF.where(...)`.
+ *
+ * @param inputs      the FROM clause's relations, in order
+ * @param inputNames  their names: alias, else table name
+ * @param windows     the window terms in the papers' syntax, joined with AND
+ * @param timeColumns one time column for all inputs, one per input, or none (each input's
+ *                    only timestamp column)
+ * @param algorithm   "auto", "nlw", "hw" or "mw"
+ */
+case class UnresolvedWindowJoin(
+    inputs: Seq[LogicalPlan],
+    inputNames: Seq[String],
+    windows: String,
+    timeColumns: Seq[String],
+    algorithm: String) extends LogicalPlan {
+  override def children: Seq[LogicalPlan] = inputs
+  override def output: Seq[Attribute] = Nil
+  override lazy val resolved: Boolean = false
+
+  override def simpleString(maxFields: Int): String =
+    s"UnresolvedWindowJoin inputs=[${inputNames.mkString(", ")}], windows=$windows" +
+      (if (timeColumns.isEmpty) "" else s", time=[${timeColumns.mkString(", ")}]") + s", algorithm=$algorithm"
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[LogicalPlan]): UnresolvedWindowJoin =
+    copy(inputs = newChildren)
+}
+
+/**
+ * Analyzer rule: an [[UnresolvedWindowJoin]] whose inputs are resolved becomes the W-join
+ * built and validated by [[WJoin.plan]], the function behind the DataFrame API too. Its
+ * errors (an unknown time column, contradicting windows, ...) are IllegalArgumentExceptions
+ * naming the input, column or term, raised while `spark.sql` analyzes the statement.
+ */
+object ResolveWindowJoinSql extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
+    case u: UnresolvedWindowJoin if u.childrenResolved =>
+      try WJoin.plan(u.inputs, u.inputNames, onColumns = Nil, onCondition = None, u.timeColumns, window = None,
+        windows = Some(u.windows), u.algorithm)
+      catch {
+        case e: IllegalArgumentException if e.getMessage.startsWith(RequirePrefix) =>
+          throw new IllegalArgumentException(e.getMessage.stripPrefix(RequirePrefix), e)
+      }
+  }
+
+  /** What Scala's `require` puts before every message: noise in a SQL user's error. */
+  private val RequirePrefix = "requirement failed: "
+}
