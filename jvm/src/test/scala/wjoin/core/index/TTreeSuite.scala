@@ -27,22 +27,23 @@ class TTreeSuite extends AnyFunSuite with RangeIndexBehaviours {
   }
 
   test("a sliding window keeps internal nodes full and the tree compact") {
-    // Random keys, oldest-first expiry: deletes hit every node, so this is where sparse
-    // nodes would pile up if the greatest-lower-bound borrow and the refill after rotations
-    // did not work.
-    for (nodeSize <- Seq(8, 32, 100)) {
+    // Oldest-first expiry with random or drifting keys deletes from every node, so this is
+    // where sparse internal nodes would pile up without the greatest-lower-bound borrow and
+    // the refill after rotations (without the refill, node sizes 4 and 8 end with dozens).
+    // Occupancy is a goal of the structure, not a proven invariant: these are measured runs.
+    for (nodeSize <- Seq(4, 8, 32, 100); drifting <- Seq(false, true)) {
       val (tree, _) = subject(nodeSize)
       val rnd = new scala.util.Random(nodeSize)
       val window = 5000
-      val keys = Array.fill(60000)(rnd.nextInt(1 << 20).toLong)
+      val keys = Array.tabulate(60000)(i => if (drifting) (i / 3 + rnd.nextInt(40)).toLong else rnd.nextInt(1 << 20).toLong)
       for (i <- keys.indices) {
         tree.insert(keys(i), i)
         if (i >= window) assert(tree.delete(keys(i - window), i - window))
       }
       tree.checkInvariants()
       val fill = tree.size.toDouble / (tree.nodeCount * nodeSize)
-      assert(tree.sparseInternalNodes <= tree.nodeCount / 20, s"${tree.sparseInternalNodes} sparse internal nodes of ${tree.nodeCount}")
-      assert(fill >= 0.5, f"average fill $fill%.2f for node size $nodeSize")
+      assert(tree.sparseInternalNodes == 0, s"${tree.sparseInternalNodes} sparse internal nodes of ${tree.nodeCount}")
+      assert(fill >= 0.6, f"average fill $fill%.2f for node size $nodeSize")
     }
   }
 }
