@@ -75,6 +75,13 @@ final class BPlusTree[T](val leafCapacity: Int = 100, val fanout: Int = -1) exte
     walk(root)
   }
 
+  def leafCount: Int = {
+    var leaf = firstLeafFor(Long.MinValue)
+    var leaves = 0
+    while (leaf != null) { leaves += 1; leaf = leaf.next }
+    leaves
+  }
+
   def insert(key: Long, value: T): Unit = {
     val right = insertInto(root, key, value.asInstanceOf[AnyRef])
     if (right != null) {
