@@ -1,6 +1,7 @@
 package wjoin.core.index
 
 import wjoin.core.TimeSortedBuffer
+import RangeWindow.Entry
 
 /**
  * An input window searched through a [[RangeIndex]] on a `Long` range attribute (the T-tree
@@ -8,57 +9,52 @@ import wjoin.core.TimeSortedBuffer
  * `ScanWindow` / `HashWindow`: rows arrive in event-time order and the oldest expires first.
  *
  * {{{
- *   arrivals: ring buffer (time, row) + ring of range keys     index: key -> row
- *   oldest ─────────────────────────────> newest                  T-tree or B+tree
- *     evictOldest(): pop the front, index.delete(its key, its row)  (the first entry of
- *                                                                    that key: one descent)
+ *   arrivals: ring buffer of entries, time order       index: range key -> entry
+ *   oldest ─────────────────────────────> newest           T-tree or B+tree
+ *   entry = (range key, time, row), shared by both, so expiring the oldest is
+ *   arrivals.popOldest() + index.delete(its key, the same entry): one descent, because
+ *   the oldest entry is the first of its key in the index
  * }}}
  *
  * The ring buffer answers "which row is oldest" (time order); the index answers "which rows
- * have x in [lo, hi]" (attribute order). Insert and expire cost one index descent each,
- * a probe one descent plus its matches.
+ * have x in [lo, hi]" (attribute order). A probe yields candidates in attribute order, so a
+ * caller testing a time period must test both of its bounds on every candidate (no early
+ * stop as in a time-sorted buffer). Insert and expire cost one index descent each, a probe
+ * one descent plus its matches. Entries are compared by identity, so equal rows never
+ * confuse the delete.
  */
-final class RangeWindow(val index: RangeIndex[AnyRef]) {
+final class RangeWindow(val index: RangeIndex[Entry]) {
   private val arrivals = new TimeSortedBuffer(64)
-  private var keys = new Array[Long](64) // range keys, parallel to arrivals (same ring positions)
-  private var head = 0
 
   def size: Int = arrivals.size
   def isEmpty: Boolean = arrivals.isEmpty
   def oldestTime: Long = arrivals.oldestTime
-  def oldestRow: AnyRef = arrivals.oldestRow
-  def oldestRangeKey: Long = keys(head)
+  private def oldest: Entry = arrivals.oldestRow.asInstanceOf[Entry]
+  def oldestRow: AnyRef = oldest.row
+  def oldestRangeKey: Long = oldest.key
 
   def insert(rangeKey: Long, time: Long, row: AnyRef): Unit = {
-    arrivals.append(time, row) // rejects out-of-order times before anything changes
-    if (arrivals.size > keys.length) growKeys()
-    keys((head + arrivals.size - 1) & (keys.length - 1)) = rangeKey
-    index.insert(rangeKey, row)
+    val entry = new Entry(rangeKey, time, row)
+    arrivals.append(time, entry) // rejects out-of-order times before anything changes
+    index.insert(rangeKey, entry)
   }
 
   def evictOldest(): Unit = {
-    val key = keys(head)
-    val row = arrivals.popOldest()
-    head = (head + 1) & (keys.length - 1)
-    if (!index.delete(key, row)) throw new IllegalStateException(s"expired row with key $key was not in the index")
+    val entry = arrivals.popOldest().asInstanceOf[Entry]
+    if (!index.delete(entry.key, entry)) throw new IllegalStateException(s"expired row with key ${entry.key} was not in the index")
   }
 
-  /** Rows whose range key is in [lo, hi] (inclusive), resumable. */
-  def probe(lo: Long, hi: Long): RangeCursor[AnyRef] = index.cursor(lo, hi)
+  /** Entries whose range key is in [lo, hi] (inclusive), resumable; `value` has time and row. */
+  def probe(lo: Long, hi: Long): RangeCursor[Entry] = index.cursor(lo, hi)
 
-  def foreachInRange(lo: Long, hi: Long)(visit: (Long, AnyRef) => Unit): Unit = index.foreachInRange(lo, hi)(visit)
-
-  private def growKeys(): Unit = {
-    val count = arrivals.size - 1 // the row just appended has no key slot yet
-    val grown = new Array[Long](keys.length * 2)
-    var i = 0
-    while (i < count) { grown(i) = keys((head + i) & (keys.length - 1)); i += 1 }
-    keys = grown
-    head = 0
-  }
+  def foreachInRange(lo: Long, hi: Long)(visit: (Long, Entry) => Unit): Unit = index.foreachInRange(lo, hi)(visit)
 }
 
 object RangeWindow {
-  def tTree(nodeSize: Int = 100): RangeWindow = new RangeWindow(new TTree[AnyRef](nodeSize))
-  def bPlusTree(nodeSize: Int = 100): RangeWindow = new RangeWindow(new BPlusTree[AnyRef](nodeSize))
+
+  /** One buffered row with its range key and event time. Equality is identity. */
+  final class Entry(val key: Long, val time: Long, val row: AnyRef)
+
+  def tTree(nodeSize: Int = 100): RangeWindow = new RangeWindow(new TTree[Entry](nodeSize))
+  def bPlusTree(nodeSize: Int = 100): RangeWindow = new RangeWindow(new BPlusTree[Entry](nodeSize))
 }

@@ -24,10 +24,11 @@ class RangeWindowSuite extends AnyFunSuite {
         assert(window.size == live.size)
         val lo = key - 3
         val hi = key + 3
-        val expected = live.filter(e => e._2 >= lo && e._2 <= hi).sortBy(_._2).map(e => (e._2, e._3)) // stable: ties by arrival
+        val expected = live.filter(e => e._2 >= lo && e._2 <= hi).sortBy(_._2).toVector // stable: ties by arrival
         val cursor = window.probe(lo, hi)
-        val got = Iterator.continually(cursor).takeWhile(_.next()).map(c => (c.key, c.value)).toVector
-        assert(got.map(_._1) == expected.map(_._1) && got.map(_._2).zip(expected.map(_._2)).forall(p => p._1 eq p._2), s"probe at $t")
+        val got = Iterator.continually(cursor).takeWhile(_.next()).map(c => (c.value.time, c.key, c.value.row)).toVector
+        assert(got.size == expected.size, s"probe at $t")
+        for ((g, e) <- got.zip(expected)) assert(g._1 == e._1 && g._2 == e._2 && (g._3 eq e._3), s"probe at $t")
       }
     }
 
