@@ -16,11 +16,13 @@ import java.io.{File, FileOutputStream}
  * `windowRows / bucketSize` distinct values for scan and hash, so a bucket holds about
  * `bucketSize` rows as in the model; for the trees a wide domain, so a probe is the pure
  * search the formulas count (about no matches). Each figure is the median of `runs` timed
- * rounds of `millisPerRun` after as many warm-up rounds (the JIT compiles the loops first).
+ * rounds of `millisPerRun` after as many warm-up rounds (the JIT compiles the loops first);
+ * the timed rounds go round-robin over the eight workloads, so that load from other
+ * processes on a shared machine skews all of them alike rather than one.
  *
  * Run: `bin/sbt "runMain wjoin.core.cost.Calibration"` prints the factors in nanoseconds
- * per touched tuple; `--write <file>` also stores them as properties, e.g. into
- * `jvm/src/main/resources/wjoin/cost/weights.properties`, which `WeightFactors.bundled`
+ * per touched tuple; `--write <file>` also stores them as properties (a relative path is relative to
+ * `jvm/`, where the forked run starts), e.g. `--write src/main/resources/wjoin/cost/weights.properties`, which `WeightFactors.bundled`
  * then loads (the factors ship with the build). `measure()` runs it from code (start-up).
  */
 object Calibration {
@@ -44,7 +46,9 @@ object Calibration {
   }
 
   def measure(settings: Settings = Settings()): Result = {
-    val measurements = AccessPath.all.flatMap(path => Seq(timeProbes(path, settings), timeUpdates(path, settings)))
+    val workloads = AccessPath.all.flatMap(path => Seq(probeWorkload(path, settings), updateWorkload(path, settings)))
+    val nanos = interleavedMedians(settings, workloads.map(_._2))
+    val measurements = workloads.zip(nanos).map { case ((m, _), ns) => m.copy(nanosPerOp = ns) }
     def w(path: AccessPath, workload: String) = measurements.find(m => m.path == path && m.workload == workload).get.weight
     val weights = WeightFactors(
       w(AccessPath.Scan, "probe"), w(AccessPath.Scan, "update"),
@@ -65,39 +69,42 @@ object Calibration {
     window
   }
 
-  private def timeProbes(path: AccessPath, s: Settings): Measurement = {
+  /** Equality probes with random keys into a full window; the measurement awaits its time. */
+  private def probeWorkload(path: AccessPath, s: Settings): (Measurement, Int => Unit) = {
     val rnd = new scala.util.Random(s.seed)
     val window = filledWindow(path, s, rnd)
-    val domain = keyDomain(path, s)
-    val keys = Array.fill(4096)(rnd.nextLong(domain))
+    val keys = Array.fill(4096)(rnd.nextLong(keyDomain(path, s)))
     var sink = 0L
-    val nanos = medianNanosPerOp(s) { ops =>
+    val work = (ops: Int) => {
       var i = 0
       while (i < ops) { sink += window.pointProbe(keys(i & 4095)); i += 1 }
+      if (sink == Long.MinValue) println(sink) // keeps the probes observable to the JIT
     }
-    if (sink == Long.MinValue) println(sink) // keeps the probes observable to the JIT
-    Measurement(path, "probe", nanos, UnitTimeCost.probeAccesses(path, s.shape))
+    (Measurement(path, "probe", Double.NaN, UnitTimeCost.probeAccesses(path, s.shape)), work)
   }
 
-  private def timeUpdates(path: AccessPath, s: Settings): Measurement = {
+  /** Steady-state sliding: insert a row and expire the oldest. */
+  private def updateWorkload(path: AccessPath, s: Settings): (Measurement, Int => Unit) = {
     val rnd = new scala.util.Random(s.seed + 1)
     val window = filledWindow(path, s, rnd)
-    val domain = keyDomain(path, s)
-    val keys = Array.fill(4096)(rnd.nextLong(domain))
-    val nanos = medianNanosPerOp(s) { ops =>
+    val keys = Array.fill(4096)(rnd.nextLong(keyDomain(path, s)))
+    var next = 0
+    val work = (ops: Int) => {
       var i = 0
-      while (i < ops) { window.slide(keys(i & 4095)); i += 1 }
+      while (i < ops) { window.slide(keys(next & 4095)); next += 1; i += 1 }
     }
-    Measurement(path, "update", nanos, UnitTimeCost.updateAccesses(path, s.shape))
+    (Measurement(path, "update", Double.NaN, UnitTimeCost.updateAccesses(path, s.shape)), work)
   }
 
   /**
-   * Runs `work(ops)` in batches until `millisPerRun` have passed, `runs` times after as many
-   * warm-up rounds; returns the median nanoseconds per operation.
+   * Times each workload (`work(ops)` runs ops operations) in rounds of `millisPerRun`:
+   * `runs` warm-up rounds each, then `runs` timed rounds taken round-robin, so a burst of
+   * load from other processes hits all workloads alike instead of one; returns each
+   * workload's median nanoseconds per operation.
    */
-  def medianNanosPerOp(s: Settings)(work: Int => Unit): Double = {
+  def interleavedMedians(s: Settings, workloads: Seq[Int => Unit]): Seq[Double] = {
     val budget = s.millisPerRun * 1000000L
-    def round(): Double = {
+    def round(work: Int => Unit): Double = {
       var batch = 64
       var ops = 0L
       val start = System.nanoTime()
@@ -110,9 +117,12 @@ object Calibration {
       }
       elapsed.toDouble / ops
     }
-    for (_ <- 0 until s.runs) round()
-    val timed = Array.fill(s.runs)(round()).sorted
-    timed(timed.length / 2)
+    for (work <- workloads; _ <- 0 until s.runs) round(work)
+    val timed = Array.fill(s.runs)(workloads.map(round))
+    workloads.indices.map { w =>
+      val sorted = timed.map(_(w)).sorted
+      sorted(sorted.length / 2)
+    }
   }
 
   def main(args: Array[String]): Unit = {
