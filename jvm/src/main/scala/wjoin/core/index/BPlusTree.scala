@@ -40,7 +40,8 @@ import BPlusTree.{Inner, Leaf, Node}
  * Not thread-safe.
  *
  * @param leafCapacity entries per leaf (paper 003's node size N; 100 there)
- * @param fanout       children per inner node (N + 1 by default, as in Eq. 5's log_{N+1})
+ * @param fanout       children per inner node, at least 3; 0 or less (the default) means
+ *                     leafCapacity + 1 (but at least 3), as in Eq. 5's log_{N+1}
  */
 final class BPlusTree[T](val leafCapacity: Int = 100, val fanout: Int = -1) extends RangeIndex[T] {
   require(leafCapacity >= 2, s"a B+tree leaf must hold at least 2 entries, got $leafCapacity")
