@@ -1,0 +1,454 @@
+package wjoin.core.index
+
+import TTree.Node
+
+/**
+ * T-tree (Lehman & Carey 1986; the "TJ" access path of paper 003): an AVL tree whose nodes
+ * hold up to `nodeSize` entries each, sorted, in primitive arrays.
+ *
+ * {{{
+ *                    [ 40 41 41 45 ]              one node: keys Array[Long], values
+ *                   /               \             Array[AnyRef], count; min = keys(0),
+ *        [ 12 20 33 40 ]         [ 45 50 61 ]     max = keys(count - 1)
+ *        /                            \
+ *   [ 3 7 ]                        [ 70 ]         in-order: 3 7 12 20 33 40 40 41 41 45 45 50 61 70
+ * }}}
+ *
+ * Invariants (checked by `checkInvariants` after every operation in the tests):
+ *  - the in-order sequence of entries is sorted by key, ties in insertion order;
+ *    equivalently, within a node keys ascend, the left subtree holds keys <= min and the
+ *    right subtree keys >= max (equal keys may straddle a node boundary);
+ *  - every node holds 1 to `nodeSize` entries; no node is ever empty;
+ *  - AVL: the heights of the two subtrees of any node differ by at most one.
+ * Occupancy (a goal, not an invariant): internal nodes (two children) are kept at least
+ * `nodeSize - 2` full, as Lehman & Carey prescribe, so the height stays near
+ * log2(size / nodeSize). A delete from an internal node borrows the greatest entry of its
+ * left subtree (the greatest lower bound); a rotation that makes a sparse leaf internal
+ * pulls entries from its in-order neighbours (the T-tree "special rotation", generalized to
+ * single rotations). Leaves and half-leaves (one child) may be sparse; a half-leaf absorbs
+ * its leaf child as soon as both fit in one node.
+ *
+ * Operations, for n entries, node size N and d equal keys before the one sought:
+ *  - search path: O(log2(n / N)) nodes, 1-2 key comparisons each (against min and max),
+ *    then one binary search of O(log2 N) inside the bounding node (paper 003 Eq. 6);
+ *  - insert: the descent, then an array shift of O(N); a full bounding node moves its
+ *    minimum down to the greatest lower bound, so no insert ever splits a node;
+ *  - delete(key, value): the descent, O(d) to skip older duplicates, an O(N) shift;
+ *    expiring the oldest row of a window has d = 0;
+ *  - range probe [lo, hi] (inclusive): the descent plus the matching entries;
+ *  - rebalancing: at most one single or double rotation per level, each O(1) plus an
+ *    O(N) array copy when a rotation refills a sparse new root.
+ *
+ * Why a T-tree for windows: it keeps the entries themselves in every node (a B+tree keeps
+ * them only in leaves and repeats separators above), which gives it the best memory use of
+ * the three access paths in paper 003; its weakness is that a probe touches more nodes.
+ * Not thread-safe.
+ */
+final class TTree[T](val nodeSize: Int = 100) extends RangeIndex[T] {
+  require(nodeSize >= 2, s"a T-tree node must hold at least 2 entries, got $nodeSize")
+
+  /** Fewest entries an internal node should hold (Lehman & Carey: nodeSize minus one or two). */
+  val minInternal: Int = math.max(1, nodeSize - 2)
+
+  private var root: Node = null
+  private var count = 0
+  // Results of the recursive helpers, kept in fields so that the recursion allocates nothing.
+  private var deleted = false
+  private var movedKey = 0L
+  private var movedValue: AnyRef = null
+
+  def size: Int = count
+
+  /** Number of nodes and tree height (0 when empty): for benchmarks and memory estimates. */
+  def nodeCount: Int = countNodes(root)
+  def height: Int = TTree.height(root)
+
+  def insert(key: Long, value: T): Unit = {
+    root = insertInto(root, key, value.asInstanceOf[AnyRef])
+    count += 1
+  }
+
+  def delete(key: Long, value: T): Boolean = {
+    deleted = false
+    root = deleteFrom(root, key, value.asInstanceOf[AnyRef])
+    if (deleted) count -= 1
+    deleted
+  }
+
+  def foreachInRange(lo: Long, hi: Long)(visit: (Long, T) => Unit): Unit =
+    if (lo <= hi) visitRange(root, lo, hi, visit)
+
+  def cursor(lo: Long, hi: Long): RangeCursor[T] = new TTreeCursor[T](root, lo, hi)
+
+  // ---- insert ------------------------------------------------------------------------------
+
+  /**
+   * Lehman & Carey's insert, placing the new entry after all equal keys: descend to the
+   * bounding node (min <= key < max) or, failing that, to the last node on the path; insert
+   * into it if it has room; otherwise a bounding node hands its minimum to the greatest
+   * lower bound and a leaf or half-leaf grows a new child.
+   */
+  private def insertInto(n: Node, key: Long, value: AnyRef): Node = {
+    if (n == null) return Node.leaf(nodeSize, key, value)
+    if (key < n.minKey) {
+      if (n.left != null) n.left = insertInto(n.left, key, value)
+      else if (n.count < nodeSize) n.insertAt(0, key, value)
+      else n.left = Node.leaf(nodeSize, key, value)
+    } else if (key >= n.maxKey) {
+      if (n.right != null) n.right = insertInto(n.right, key, value)
+      else if (n.count < nodeSize) n.insertAt(n.count, key, value)
+      else n.right = Node.leaf(nodeSize, key, value)
+    } else {
+      val at = n.upperBound(key)
+      if (n.count < nodeSize) n.insertAt(at, key, value)
+      else {
+        // Full bounding node: its minimum is the in-order successor of the left subtree, so it
+        // becomes that subtree's greatest entry and the in-order sequence stays the same.
+        val minKey = n.keys(0)
+        val minValue = n.values(0)
+        n.removeAt(0)
+        n.insertAt(at - 1, key, value)
+        n.left = insertGreatest(n.left, minKey, minValue)
+      }
+    }
+    settle(n)
+  }
+
+  /** Appends an entry that is >= every key of the subtree rooted at `n`. */
+  private def insertGreatest(n: Node, key: Long, value: AnyRef): Node = {
+    if (n == null) return Node.leaf(nodeSize, key, value)
+    if (n.right != null) n.right = insertGreatest(n.right, key, value)
+    else if (n.count < nodeSize) n.insertAt(n.count, key, value)
+    else n.right = Node.leaf(nodeSize, key, value)
+    settle(n)
+  }
+
+  // ---- delete ------------------------------------------------------------------------------
+
+  /**
+   * Removes the first in-order entry equal to (key, value). Equal keys can straddle node
+   * boundaries, so a node whose min equals `key` looks into its left subtree first and a node
+   * whose max equals `key` continues into its right subtree: the in-order order is kept.
+   * Subtrees where nothing was removed are returned untouched (no rebalancing work).
+   */
+  private def deleteFrom(n: Node, key: Long, value: AnyRef): Node = {
+    if (n == null) return null
+    if (key < n.minKey) n.left = deleteFrom(n.left, key, value)
+    else if (key > n.maxKey) n.right = deleteFrom(n.right, key, value)
+    else {
+      if (key == n.minKey && n.left != null) n.left = deleteFrom(n.left, key, value)
+      if (!deleted) {
+        val at = n.indexOf(key, value)
+        if (at >= 0) {
+          n.removeAt(at)
+          deleted = true
+          // An internal node that falls under its minimum borrows the greatest lower bound.
+          while (n.left != null && n.right != null && n.count < minInternal) {
+            n.left = removeGreatest(n.left)
+            n.insertAt(0, movedKey, movedValue)
+          }
+          if (n.count == 0) return if (n.left != null) n.left else n.right
+        } else if (key == n.maxKey && n.right != null) n.right = deleteFrom(n.right, key, value)
+      }
+    }
+    if (deleted) settle(n) else n
+  }
+
+  /** Removes the greatest entry of the subtree into `movedKey`/`movedValue`. */
+  private def removeGreatest(n: Node): Node = {
+    if (n.right != null) {
+      n.right = removeGreatest(n.right)
+    } else {
+      movedKey = n.keys(n.count - 1)
+      movedValue = n.values(n.count - 1)
+      n.removeAt(n.count - 1)
+      // The rightmost node has no right child: a leaf or half-leaf, which may become empty.
+      if (n.count == 0) return n.left
+    }
+    settle(n)
+  }
+
+  // ---- balance -----------------------------------------------------------------------------
+
+  /**
+   * Restores the node after a change below it: a half-leaf absorbs its leaf child when both
+   * fit, the height is recomputed, and an AVL violation is repaired by a single or double
+   * rotation whose new root is then refilled if it became a sparse internal node.
+   */
+  private def settle(n: Node): Node = {
+    absorbLeafChild(n)
+    n.updateHeight()
+    val balance = TTree.height(n.left) - TTree.height(n.right)
+    if (balance > 1) {
+      if (TTree.height(n.left.left) < TTree.height(n.left.right)) n.left = rotateLeft(n.left)
+      refill(rotateRight(n))
+    } else if (balance < -1) {
+      if (TTree.height(n.right.right) < TTree.height(n.right.left)) n.right = rotateRight(n.right)
+      refill(rotateLeft(n))
+    } else n
+  }
+
+  private def absorbLeafChild(n: Node): Unit = {
+    val child = if (n.left == null) n.right else if (n.right == null) n.left else null
+    if (child != null && child.isLeaf && n.count + child.count <= nodeSize) {
+      if (child eq n.left) { n.prepend(child); n.left = null }
+      else { n.append(child); n.right = null }
+    }
+  }
+
+  private def rotateRight(a: Node): Node = {
+    val b = a.left
+    a.left = b.right
+    b.right = a
+    a.updateHeight()
+    b.updateHeight()
+    b
+  }
+
+  private def rotateLeft(a: Node): Node = {
+    val b = a.right
+    a.right = b.left
+    b.left = a
+    a.updateHeight()
+    b.updateHeight()
+    b
+  }
+
+  /**
+   * A rotation can turn a sparse leaf or half-leaf into an internal node (the only node of
+   * the rotation whose role changes that way is its new root). Fill it from its in-order
+   * neighbours, the greatest lower bound and the least upper bound, which are leaves or
+   * half-leaves, leaving each at least one entry so that no structure changes.
+   */
+  private def refill(n: Node): Node = {
+    if (n.left != null && n.right != null && n.count < minInternal) {
+      var glb = n.left
+      while (glb.right != null) glb = glb.right
+      val fromGlb = math.min(minInternal - n.count, glb.count - 1)
+      if (fromGlb > 0) n.takeTailOf(glb, fromGlb)
+      var lub = n.right
+      while (lub.left != null) lub = lub.left
+      val fromLub = math.min(minInternal - n.count, lub.count - 1)
+      if (fromLub > 0) n.takeHeadOf(lub, fromLub)
+    }
+    n
+  }
+
+  // ---- probe -------------------------------------------------------------------------------
+
+  private def visitRange(n: Node, lo: Long, hi: Long, visit: (Long, T) => Unit): Unit = {
+    if (n == null) return
+    if (lo <= n.minKey) visitRange(n.left, lo, hi, visit)
+    if (n.maxKey >= lo && n.minKey <= hi) {
+      var i = if (lo <= n.minKey) 0 else n.lowerBound(lo)
+      while (i < n.count && n.keys(i) <= hi) {
+        visit(n.keys(i), n.values(i).asInstanceOf[T])
+        i += 1
+      }
+    }
+    if (hi >= n.maxKey) visitRange(n.right, lo, hi, visit)
+  }
+
+  // ---- inspection (tests, benchmarks) --------------------------------------------------------
+
+  private def countNodes(n: Node): Int = if (n == null) 0 else 1 + countNodes(n.left) + countNodes(n.right)
+
+  /** Every entry in in-order (key, then insertion order among equal keys). */
+  private[index] def entries: Vector[(Long, T)] = {
+    val out = Vector.newBuilder[(Long, T)]
+    def walk(n: Node): Unit = if (n != null) {
+      walk(n.left)
+      var i = 0
+      while (i < n.count) { out += ((n.keys(i), n.values(i).asInstanceOf[T])); i += 1 }
+      walk(n.right)
+    }
+    walk(root)
+    out.result()
+  }
+
+  /** Internal nodes holding fewer than `minInternal` entries (the occupancy goal, not an invariant). */
+  private[index] def sparseInternalNodes: Int = {
+    def walk(n: Node): Int =
+      if (n == null) 0
+      else walk(n.left) + walk(n.right) + (if (n.left != null && n.right != null && n.count < minInternal) 1 else 0)
+    walk(root)
+  }
+
+  /** Throws if a structural invariant of the class comment does not hold. */
+  private[index] def checkInvariants(): Unit = {
+    // Returns the subtree's entry count; checks heights, balance, node fill and key bounds.
+    def check(n: Node, lowest: Long, highest: Long): Int = {
+      if (n == null) return 0
+      assert(n.count >= 1 && n.count <= nodeSize, s"node fill ${n.count} outside 1..$nodeSize")
+      var i = 1
+      while (i < n.count) { assert(n.keys(i - 1) <= n.keys(i), "keys within a node out of order"); i += 1 }
+      assert(n.minKey >= lowest && n.maxKey <= highest, s"node [${n.minKey}, ${n.maxKey}] outside [$lowest, $highest]")
+      val entries = n.count + check(n.left, lowest, n.minKey) + check(n.right, n.maxKey, highest)
+      val (hl, hr) = (TTree.height(n.left), TTree.height(n.right))
+      assert(n.height == 1 + math.max(hl, hr), "stale height")
+      assert(math.abs(hl - hr) <= 1, s"AVL balance violated: $hl vs $hr")
+      entries
+    }
+    assert(check(root, Long.MinValue, Long.MaxValue) == count, "size does not match the entries")
+  }
+}
+
+object TTree {
+
+  /** A T-tree node: a sorted run of entries in primitive arrays, with AVL links. */
+  private[index] final class Node(capacity: Int) {
+    val keys = new Array[Long](capacity)
+    val values = new Array[AnyRef](capacity)
+    var count = 0
+    var left: Node = null
+    var right: Node = null
+    /** 1 for a leaf; an empty subtree has height 0. */
+    var height = 1
+
+    def minKey: Long = keys(0)
+    def maxKey: Long = keys(count - 1)
+    def isLeaf: Boolean = left == null && right == null
+    def updateHeight(): Unit = height = 1 + math.max(TTree.height(left), TTree.height(right))
+
+    /** First index whose key is >= k (count if none). */
+    def lowerBound(k: Long): Int = {
+      var lo = 0
+      var hi = count
+      while (lo < hi) { val mid = (lo + hi) >>> 1; if (keys(mid) < k) lo = mid + 1 else hi = mid }
+      lo
+    }
+
+    /** First index whose key is > k (count if none). */
+    def upperBound(k: Long): Int = {
+      var lo = 0
+      var hi = count
+      while (lo < hi) { val mid = (lo + hi) >>> 1; if (keys(mid) <= k) lo = mid + 1 else hi = mid }
+      lo
+    }
+
+    /** Index of the first entry equal to (k, v), or -1. */
+    def indexOf(k: Long, v: AnyRef): Int = {
+      var i = lowerBound(k)
+      while (i < count && keys(i) == k) { if (values(i) == v) return i; i += 1 }
+      -1
+    }
+
+    def insertAt(i: Int, k: Long, v: AnyRef): Unit = {
+      System.arraycopy(keys, i, keys, i + 1, count - i)
+      System.arraycopy(values, i, values, i + 1, count - i)
+      keys(i) = k
+      values(i) = v
+      count += 1
+    }
+
+    def removeAt(i: Int): Unit = {
+      System.arraycopy(keys, i + 1, keys, i, count - i - 1)
+      System.arraycopy(values, i + 1, values, i, count - i - 1)
+      count -= 1
+      values(count) = null // no stale reference keeps an expired row alive
+    }
+
+    /** Puts all entries of `other` (which precede this node's) in front. */
+    def prepend(other: Node): Unit = {
+      System.arraycopy(keys, 0, keys, other.count, count)
+      System.arraycopy(values, 0, values, other.count, count)
+      System.arraycopy(other.keys, 0, keys, 0, other.count)
+      System.arraycopy(other.values, 0, values, 0, other.count)
+      count += other.count
+    }
+
+    /** Puts all entries of `other` (which follow this node's) at the end. */
+    def append(other: Node): Unit = {
+      System.arraycopy(other.keys, 0, keys, count, other.count)
+      System.arraycopy(other.values, 0, values, count, other.count)
+      count += other.count
+    }
+
+    /** Moves the last `m` entries of `pred` (the in-order predecessor node) to the front. */
+    def takeTailOf(pred: Node, m: Int): Unit = {
+      System.arraycopy(keys, 0, keys, m, count)
+      System.arraycopy(values, 0, values, m, count)
+      System.arraycopy(pred.keys, pred.count - m, keys, 0, m)
+      System.arraycopy(pred.values, pred.count - m, values, 0, m)
+      java.util.Arrays.fill(pred.values, pred.count - m, pred.count, null)
+      pred.count -= m
+      count += m
+    }
+
+    /** Moves the first `m` entries of `succ` (the in-order successor node) to the end. */
+    def takeHeadOf(succ: Node, m: Int): Unit = {
+      System.arraycopy(succ.keys, 0, keys, count, m)
+      System.arraycopy(succ.values, 0, values, count, m)
+      System.arraycopy(succ.keys, m, succ.keys, 0, succ.count - m)
+      System.arraycopy(succ.values, m, succ.values, 0, succ.count - m)
+      java.util.Arrays.fill(succ.values, succ.count - m, succ.count, null)
+      succ.count -= m
+      count += m
+    }
+  }
+
+  private[index] object Node {
+    def leaf(capacity: Int, k: Long, v: AnyRef): Node = {
+      val n = new Node(capacity)
+      n.keys(0) = k
+      n.values(0) = v
+      n.count = 1
+      n
+    }
+  }
+
+  private[index] def height(n: Node): Int = if (n == null) 0 else n.height
+}
+
+/**
+ * In-order walk over [lo, hi] with an explicit stack of the nodes still to visit, so a probe
+ * can stop after any entry and resume. The stack never holds more than the tree height.
+ */
+private final class TTreeCursor[T](root: Node, lo: Long, hi: Long) extends RangeCursor[T] {
+  private val stack = new Array[Node](math.max(1, TTree.height(root)))
+  private var depth = 0
+  private var node: Node = null
+  private var index = 0
+  private var done = lo > hi
+
+  // Descend towards lo, remembering each node whose entries (or left subtree) may still
+  // match; a node with min < lo <= max is the bounding node: nothing to its left can match.
+  if (!done) {
+    var n = root
+    while (n != null) {
+      if (lo > n.maxKey) n = n.right
+      else {
+        stack(depth) = n
+        depth += 1
+        n = if (lo <= n.minKey) n.left else null
+      }
+    }
+  }
+
+  def key: Long = node.keys(index)
+  def value: T = node.values(index).asInstanceOf[T]
+
+  def next(): Boolean = {
+    if (done) return false
+    if (node != null) {
+      index += 1
+      if (index >= node.count) {
+        pushLeftSpine(node.right)
+        node = null
+      }
+    }
+    if (node == null) {
+      if (depth == 0) { done = true; return false }
+      depth -= 1
+      node = stack(depth)
+      index = if (lo <= node.minKey) 0 else node.lowerBound(lo)
+    }
+    if (node.keys(index) > hi) { done = true; return false }
+    true
+  }
+
+  private def pushLeftSpine(from: Node): Unit = {
+    var n = from
+    while (n != null) { stack(depth) = n; depth += 1; n = n.left }
+  }
+}

@@ -1,0 +1,34 @@
+package wjoin.core.cost
+
+import org.scalatest.funsuite.AnyFunSuite
+
+class CalibrationSuite extends AnyFunSuite {
+
+  test("every window driver answers probes like a brute-force window") {
+    val rnd = new scala.util.Random(3)
+    val keys = Array.fill(4000)(rnd.nextInt(60).toLong)
+    for (path <- AccessPath.all) {
+      val driver = WindowDriver(path, capacity = 500, nodeSize = 4)
+      for (i <- keys.indices) {
+        driver.slide(keys(i))
+        val live = keys.slice(math.max(0, i - 499), i + 1)
+        assert(driver.size == live.length)
+        if (i % 37 == 0) {
+          val k = keys((i * 7) % keys.length)
+          assert(driver.pointProbe(k) == live.count(_ == k), s"$path point probe")
+          if (path.answersRanges) assert(driver.rangeProbe(k - 2, k + 2) == live.count(x => x >= k - 2 && x <= k + 2), s"$path band probe")
+        }
+      }
+    }
+    intercept[UnsupportedOperationException](WindowDriver(AccessPath.Hash, 10).rangeProbe(0, 1))
+  }
+
+  test("a short calibration run yields a positive, finite factor per path and operation") {
+    val result = Calibration.measure(Calibration.Settings(windowRows = 500, millisPerRun = 5, runs = 1))
+    assert(result.measurements.size == 8)
+    for (p <- AccessPath.all; w <- Seq(result.weights.probe(p), result.weights.update(p)))
+      assert(w > 0 && !w.isInfinite && !w.isNaN, s"$p: $w")
+    assert(result.table.linesIterator.size == 9)
+    assert(WeightFactors.fromProperties(result.weights.toProperties) == result.weights)
+  }
+}
