@@ -35,7 +35,7 @@ final class RangeWindow(val index: RangeIndex[Entry]) {
 
   def insert(rangeKey: Long, time: Long, row: AnyRef): Unit = {
     val entry = new Entry(rangeKey, time, row)
-    arrivals.append(time, entry) // rejects out-of-order times before anything changes
+    arrivals.append(time, entry) // a row older than buffered ones (streaming) is placed by time
     index.insert(rangeKey, entry)
   }
 

@@ -32,11 +32,14 @@ class RangeWindowSuite extends AnyFunSuite {
       }
     }
 
-    test(s"$kind window: rows must arrive in time order; nothing changes on a rejected row") {
+    test(s"$kind window: a row older than buffered ones (streaming) is placed by time and expires first") {
       val window = make()
       window.insert(5, 10L, "a")
-      intercept[IllegalStateException](window.insert(6, 9L, "b"))
-      assert(window.size == 1 && window.index.size == 1)
+      window.insert(6, 9L, "b")
+      assert(window.size == 2 && window.index.size == 2)
+      assert(window.oldestTime == 9L)
+      window.evictOldest()
+      assert(window.size == 1 && window.oldestTime == 10L && window.index.size == 1)
       window.evictOldest()
       assert(window.isEmpty && window.index.isEmpty)
     }
