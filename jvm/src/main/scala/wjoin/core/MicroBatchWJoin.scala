@@ -36,12 +36,12 @@ final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Lo
 
   /**
    * The combinations completed by this batch, as the engine's tuple array (valid until the
-   * next call to hasNext). `state` is every row the state holds; `arrivals` are the batch's
-   * rows in non-decreasing time, late rows already dropped; all of them are read by the time
-   * hasNext returns false.
+   * next call to hasNext). `state` is every row the state holds (ordered mode: not yet swept);
+   * `arrivals` are the batch's rows in [[MicroBatchWJoin.ArrivalOrder]], late rows already
+   * dropped; all of them are read by the time hasNext returns false.
    */
   def results(state: Seq[EngineRow], arrivals: Iterator[EngineRow]): Iterator[Array[AnyRef]] = {
-    val sortedState = state.sortBy(_.time)
+    val sortedState = state.sorted(MicroBatchWJoin.ArrivalOrder)
     val feed: Iterator[EngineRow] =
       if (plan.forward) merge(sortedState.iterator, arrivals) // rows newer than W are read, not offered
       else {
@@ -71,13 +71,28 @@ final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Lo
     }
   }
 
-  /** Merges two time-ordered iterators (ties: state first, it arrived earlier). */
+  /** Merges two iterators in [[MicroBatchWJoin.ArrivalOrder]] (full ties: state first). */
   private def merge(a: Iterator[EngineRow], b: Iterator[EngineRow]): Iterator[EngineRow] =
     new Iterator[EngineRow] {
       private val left = a.buffered
       private val right = b.buffered
       def hasNext: Boolean = left.hasNext || right.hasNext
       def next(): EngineRow =
-        if (!right.hasNext || (left.hasNext && left.head.time <= right.head.time)) left.next() else right.next()
+        if (!right.hasNext || (left.hasNext && MicroBatchWJoin.ArrivalOrder.lteq(left.head, right.head))) left.next()
+        else right.next()
     }
+}
+
+object MicroBatchWJoin {
+  /**
+   * The order rows are processed in: event time, then input index. Forward evaluation sweeps
+   * in this order, so the swept rows are always a prefix of it: every row up to a
+   * (time, input) frontier, which is all the state must remember about the sweep.
+   */
+  val ArrivalOrder: Ordering[EngineRow] = new Ordering[EngineRow] {
+    def compare(a: EngineRow, b: EngineRow): Int = {
+      val c = java.lang.Long.compare(a.time, b.time)
+      if (c != 0) c else Integer.compare(a.input, b.input)
+    }
+  }
 }

@@ -6,22 +6,29 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.types._
 
-import wjoin.core.{EnginePlan, EngineRow, MicroBatchWJoin}
+import wjoin.core.{EnginePlan, EngineRow, MicroBatchWJoin, WindowMatrix}
 
 /**
  * Runs one micro-batch of one partition of a streaming W-join against its state store.
  *
- * The state is a multiset of buffered input rows, stored as
+ * The state is stored in chunks: the rows one input contributed in one micro-batch, packed
+ * into one value, so a batch costs one store write per input, not one per row:
  * {{{
- *   key   = (input: int, time: bigint, row: binary)   the row's UnsafeRow bytes
- *   value = (count: bigint)                            identical rows share one entry
+ *   key (input: int, chunk: bigint = batch id) -> value (maxTime: bigint, rows: binary)
+ *        rows = (time: bigint, size: int, UnsafeRow bytes)*
+ *   key (-1, 0) -> (frontier time, frontier input as 4 bytes)    ordered mode: the sweep's progress
  * }}}
  * in the default store of the operator, so it works the same on the HDFS-backed and the
- * RocksDB provider and needs no column families. Every batch rebuilds the engine from the
- * store: the rows left by earlier batches, then this batch's rows, which are added to the
- * store as they are read; every row the engine evicts is taken out of the store. The store
- * is the only state: a restarted batch reloads the version it started from and computes the
- * same output.
+ * RocksDB provider and needs no column families. A chunk is removed once none of its rows
+ * can join again: eager mode, when maxTime + horizon(input) <= W (its rows are then out of
+ * reach of every future row, so the ones already expired inside a kept chunk are harmless
+ * when reloaded); ordered mode, when every row is swept. Forward evaluation sweeps in
+ * (time, input) order, so the swept rows are exactly those up to the frontier, and a reload
+ * skips them.
+ *
+ * Every batch rebuilds the engine from the store (rows point into the chunks' bytes, no
+ * copy). The store is the only state: a restarted batch reloads the version it started from
+ * and computes the same output and the same chunks.
  *
  * @param lateBound time (in the time column's unit) at or before which an input row is late
  * @param watermark W, this batch's eviction watermark in the same unit
@@ -40,21 +47,26 @@ final class StreamingWindowJoinEvaluator(
   extends WindowJoinEvaluator(inputAttributes, timeColumns, keys, residual, output, plan, metrics,
     storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references)) {
 
-  /** Joins the batch's `inputs` with the state in `store`; the store is updated, not committed. */
-  def evalBatch(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]], store: StateStore): Iterator[InternalRow] = {
-    val state = new StateRows(store)
+  /**
+   * Joins the batch's `inputs` with the state in `store`; the store is updated (not committed)
+   * once the returned rows are consumed. `batchId` names this batch's chunks. Also returns the
+   * number of rows the state holds after the batch (valid once the rows are consumed).
+   */
+  def evalBatch(partitionIndex: Int, batchId: Long, inputs: Seq[Iterator[InternalRow]],
+      store: StateStore): (Iterator[InternalRow], () => Long) = {
+    val state = new ChunkedState(store, batchId)
     val combined = new CombinedRow(storedAttributes.map(_.size))
     val batch = new MicroBatchWJoin(plan, tupleFilter(partitionIndex, combined), watermark)
-    batch.engine.onEvict = (i, t, row) => state.remove(i, t, row.asInstanceOf[UnsafeRow])
+    batch.engine.onEvict = (i, t, _) => state.evicted(i, t)
     val emit = outputWriter(combined)
     val arrivals = new Arrivals(inputs.toArray, state)
-    val loaded = state.load()
-    val results = batch.results(loaded, arrivals)
+    val results = batch.results(state.load(), arrivals)
     var published = false
-    new Iterator[InternalRow] {
+    val rows = new Iterator[InternalRow] {
       def hasNext: Boolean = results.hasNext || {
         if (!published) {
           published = true
+          state.save()
           val s = batch.engine.stats
           metrics("numOutputRows") += s.results
           metrics("numInputRows") += arrivals.rowsRead
@@ -65,74 +77,124 @@ final class StreamingWindowJoinEvaluator(
           metrics("numPredicateEvals") += s.predicateEvals
           metrics("numUpdatedStateRows") += state.added
           metrics("numRemovedStateRows") += state.removed
-          for (i <- 0 until n) metrics(s"numStateRows$i") += state.rowsOf(i)
+          for (i <- 0 until n) metrics(s"numStateRows$i") += state.live(i)
         }
         false
       }
       def next(): InternalRow = emit(results.next())
     }
+    (rows, () => state.live.sum)
   }
 
   // Built in the task: key projections are generated code, not serializable.
   @transient private lazy val keyOfStored: Array[InternalRow => AnyRef] =
     Array.tabulate(n)(i => keyReader(i, storedAttributes(i)))
 
-  /** The state store seen as a multiset of (input, time, stored row). */
-  private final class StateRows(store: StateStore) {
-    private val keyProjection = UnsafeProjection.create(Array[DataType](IntegerType, LongType, BinaryType))
-    private val countProjection = UnsafeProjection.create(Array[DataType](LongType))
-    private val keyFields = new GenericInternalRow(3)
-    private val countField = new GenericInternalRow(1)
-    private val perInput = new Array[Long](n)
+  /** The state store seen as chunks of buffered rows (see the class comment). */
+  private final class ChunkedState(store: StateStore, batchId: Long) {
+    private val keyProjection = UnsafeProjection.create(Array[DataType](IntegerType, LongType))
+    private val valueProjection = UnsafeProjection.create(Array[DataType](LongType, BinaryType))
+    private val keyFields = new GenericInternalRow(2)
+    private val frontierKey = key(-1, 0L).copy()
+    /** Per chunk still stored: (input, chunk id, max time, rows). */
+    private val chunks = scala.collection.mutable.ArrayBuffer.empty[(Int, Long, Long, Long)]
+    private val packers = Array.fill(n)(new java.io.ByteArrayOutputStream(4096))
+    private val packed = Array.fill(n)(new java.io.DataOutputStream(packers(0)))
+    private val newMax = Array.fill(n)(Long.MinValue)
+    private val newRows = new Array[Long](n)
+    private val copyBuffer = new Array[Byte](4096)
+    /** Ordered mode: the last swept (time, input); rows up to it are gone. */
+    private var frontierTime = Long.MinValue
+    private var frontierInput = Int.MaxValue
+    val live = new Array[Long](n)
     var added = 0L
     var removed = 0L
 
-    def rowsOf(i: Int): Long = perInput(i)
+    for (i <- 0 until n) packed(i) = new java.io.DataOutputStream(packers(i))
 
-    private def key(i: Int, t: Long, row: UnsafeRow): UnsafeRow = {
+    private def key(i: Int, chunk: Long): UnsafeRow = {
       keyFields.setInt(0, i)
-      keyFields.setLong(1, t)
-      keyFields.update(2, row.getBytes)
+      keyFields.setLong(1, chunk)
       keyProjection(keyFields)
     }
 
-    private def count(c: Long): UnsafeRow = { countField.setLong(0, c); countProjection(countField) }
+    private def swept(t: Long, i: Int): Boolean =
+      frontierTime != Long.MinValue && (t < frontierTime || (t == frontierTime && i <= frontierInput))
 
-    /** Every buffered row, as often as it occurs. Copies: store iterators may reuse rows. */
+    /** The rows of every stored chunk, minus (ordered mode) those already swept. */
     def load(): Seq[EngineRow] = {
-      val rows = Vector.newBuilder[EngineRow]
+      val found = scala.collection.mutable.ArrayBuffer.empty[(Int, Long, Array[Byte], Long)]
       val it = store.iterator()
       while (it.hasNext) {
         val pair = it.next()
-        val i = pair.key.getInt(0)
-        val bytes = pair.key.getBinary(2)
-        val row = new UnsafeRow(storedAttributes(i).size)
-        row.pointTo(bytes, bytes.length)
-        val r = EngineRow(i, pair.key.getLong(1), keyOfStored(i)(row), row)
-        val c = pair.value.getLong(0)
-        var k = 0L
-        while (k < c) { rows += r; k += 1 }
-        perInput(i) += c
+        if (pair.key.getInt(0) < 0) {
+          frontierTime = pair.value.getLong(0)
+          frontierInput = java.nio.ByteBuffer.wrap(pair.value.getBinary(1)).getInt()
+        } else found += ((pair.key.getInt(0), pair.key.getLong(1), pair.value.getBinary(1), pair.value.getLong(0)))
+      }
+      val rows = Vector.newBuilder[EngineRow]
+      for ((i, chunk, bytes, maxTime) <- found) {
+        val in = java.nio.ByteBuffer.wrap(bytes)
+        val width = storedAttributes(i).size
+        var count = 0L
+        while (in.hasRemaining) {
+          val t = in.getLong()
+          val size = in.getInt()
+          if (!(plan.forward && swept(t, i))) {
+            val row = new UnsafeRow(width)
+            row.pointTo(bytes, org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET + in.position(), size)
+            rows += EngineRow(i, t, keyOfStored(i)(row), row)
+            live(i) += 1
+          }
+          in.position(in.position() + size)
+          count += 1
+        }
+        chunks += ((i, chunk, maxTime, count))
       }
       rows.result()
     }
 
+    /** A new row of input i: packed into this batch's chunk of i. */
     def add(i: Int, t: Long, row: UnsafeRow): Unit = {
-      val k = key(i, t, row)
-      val old = store.get(k)
-      store.put(k, count(if (old == null) 1 else old.getLong(0) + 1))
-      perInput(i) += 1
+      val out = packed(i)
+      out.writeLong(t)
+      out.writeInt(row.getSizeInBytes)
+      row.writeToStream(out, copyBuffer)
+      if (t > newMax(i)) newMax(i) = t
+      newRows(i) += 1
+      live(i) += 1
       added += 1
     }
 
-    def remove(i: Int, t: Long, row: UnsafeRow): Unit = {
-      val k = key(i, t, row)
-      val old = store.get(k)
-      if (old == null) throw new IllegalStateException(s"W-join state lost a row of input $i at time $t")
-      val c = old.getLong(0)
-      if (c <= 1) store.remove(k) else store.put(k, count(c - 1))
-      perInput(i) -= 1
-      removed += 1
+    /** The engine dropped a row (eager: out of reach; ordered: swept). */
+    def evicted(i: Int, t: Long): Unit = {
+      live(i) -= 1
+      if (plan.forward && (frontierTime == Long.MinValue || t > frontierTime ||
+          (t == frontierTime && i > frontierInput))) {
+        frontierTime = t
+        frontierInput = i
+      }
+    }
+
+    private def done(i: Int, maxTime: Long): Boolean =
+      if (plan.forward) swept(maxTime, i)
+      else WindowMatrix.add(maxTime, plan.horizon(i)) <= watermark
+
+    /** Writes this batch's chunks, drops the chunks no row of which can join again. */
+    def save(): Unit = {
+      for (i <- 0 until n if newRows(i) > 0) {
+        packed(i).flush()
+        val value = valueProjection(new GenericInternalRow(Array[Any](newMax(i), packers(i).toByteArray)))
+        if (done(i, newMax(i))) removed += newRows(i)
+        else { store.put(key(i, batchId), value); chunks += ((i, batchId, newMax(i), newRows(i))) }
+      }
+      for ((i, chunk, maxTime, count) <- chunks if chunk != batchId && done(i, maxTime)) {
+        store.remove(key(i, chunk))
+        removed += count
+      }
+      if (plan.forward && frontierTime != Long.MinValue)
+        store.put(frontierKey, valueProjection(new GenericInternalRow(
+          Array[Any](frontierTime, java.nio.ByteBuffer.allocate(4).putInt(frontierInput).array()))))
     }
   }
 
@@ -141,7 +203,7 @@ final class StreamingWindowJoinEvaluator(
    * match and late rows (time <= lateBound) are dropped; both are counted. Every other row is
    * added to the state as it is read.
    */
-  private final class Arrivals(inputs: Array[Iterator[InternalRow]], state: StateRows) extends Iterator[EngineRow] {
+  private final class Arrivals(inputs: Array[Iterator[InternalRow]], state: ChunkedState) extends Iterator[EngineRow] {
     private val times = Array.tabulate(n)(timeReader)
     private val copiers = Array.tabulate(n)(storer)
     private val heads = new Array[EngineRow](n)

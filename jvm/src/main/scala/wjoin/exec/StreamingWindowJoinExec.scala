@@ -73,9 +73,9 @@ case class StreamingWindowJoinExec(
 
   @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed)
 
-  /** Schema of the state store: see [[StreamingWindowJoinEvaluator]]. */
-  private val stateKeySchema = new StructType().add("input", IntegerType).add("time", LongType).add("row", BinaryType)
-  private val stateValueSchema = new StructType().add("count", LongType)
+  /** Schema of the state store: chunks of rows, see [[StreamingWindowJoinEvaluator]]. */
+  private val stateKeySchema = new StructType().add("input", IntegerType).add("chunk", LongType)
+  private val stateValueSchema = new StructType().add("maxTime", LongType).add("rows", BinaryType)
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
@@ -148,7 +148,7 @@ case class StreamingWindowJoinExec(
       Some(SparkBridge.stateStoreCoordinator(session))) { (store, partition) =>
       val started = System.nanoTime()
       val inputs = if (partition.hasNext) partition.next() else children.map(_ => Iterator.empty)
-      val rows = evaluator.evalBatch(store.id.partitionId, inputs, store)
+      val (rows, liveRows) = evaluator.evalBatch(store.id.partitionId, getStateInfo.storeVersion, inputs, store)
       var committed = false
       // The store is committed once the output is consumed: the sink drains every partition.
       rows ++ new Iterator[InternalRow] {
@@ -158,6 +158,10 @@ case class StreamingWindowJoinExec(
             updateTime += NANOSECONDS.toMillis(System.nanoTime() - started)
             commitTime += timeTakenMs { store.commit() }
             setStoreMetrics(store)
+            // The store counts chunks; numRowsTotal reports the buffered rows. (This task's
+            // copy of the metric holds only its own store's count, and SQL metrics ignore
+            // negative increments, so it is set, not corrected.)
+            longMetric("numTotalStateRows").set(liveRows())
             setOperatorMetrics()
           }
           false
