@@ -294,45 +294,10 @@ object BPlusTree {
   }
 
   /** Entries in sorted primitive keys plus parallel values; one spare slot for the split. */
-  private[index] final class Leaf(capacity: Int) extends Node {
+  private[index] final class Leaf(capacity: Int) extends Node with SortedSlots {
     val keys = new Array[Long](capacity + 1)
     val values = new Array[AnyRef](capacity + 1)
     var next: Leaf = null
-
-    def lowerBound(k: Long): Int = {
-      var lo = 0
-      var hi = count
-      while (lo < hi) { val mid = (lo + hi) >>> 1; if (keys(mid) < k) lo = mid + 1 else hi = mid }
-      lo
-    }
-
-    def upperBound(k: Long): Int = {
-      var lo = 0
-      var hi = count
-      while (lo < hi) { val mid = (lo + hi) >>> 1; if (keys(mid) <= k) lo = mid + 1 else hi = mid }
-      lo
-    }
-
-    def indexOf(k: Long, v: AnyRef): Int = {
-      var i = lowerBound(k)
-      while (i < count && keys(i) == k) { if (values(i) == v) return i; i += 1 }
-      -1
-    }
-
-    def insertAt(i: Int, k: Long, v: AnyRef): Unit = {
-      System.arraycopy(keys, i, keys, i + 1, count - i)
-      System.arraycopy(values, i, values, i + 1, count - i)
-      keys(i) = k
-      values(i) = v
-      count += 1
-    }
-
-    def removeAt(i: Int): Unit = {
-      System.arraycopy(keys, i + 1, keys, i, count - i - 1)
-      System.arraycopy(values, i + 1, values, i, count - i - 1)
-      count -= 1
-      values(count) = null // no stale reference keeps an expired row alive
-    }
 
     /** Moves entries [from, count) into a new leaf linked right after this one. */
     def splitOff(from: Int): Leaf = {

@@ -296,7 +296,7 @@ final class TTree[T](val nodeSize: Int = 100) extends RangeIndex[T] {
 object TTree {
 
   /** A T-tree node: a sorted run of entries in primitive arrays, with AVL links. */
-  private[index] final class Node(capacity: Int) {
+  private[index] final class Node(capacity: Int) extends SortedSlots {
     val keys = new Array[Long](capacity)
     val values = new Array[AnyRef](capacity)
     var count = 0
@@ -310,43 +310,6 @@ object TTree {
     def isLeaf: Boolean = left == null && right == null
     def updateHeight(): Unit = height = 1 + math.max(TTree.height(left), TTree.height(right))
 
-    /** First index whose key is >= k (count if none). */
-    def lowerBound(k: Long): Int = {
-      var lo = 0
-      var hi = count
-      while (lo < hi) { val mid = (lo + hi) >>> 1; if (keys(mid) < k) lo = mid + 1 else hi = mid }
-      lo
-    }
-
-    /** First index whose key is > k (count if none). */
-    def upperBound(k: Long): Int = {
-      var lo = 0
-      var hi = count
-      while (lo < hi) { val mid = (lo + hi) >>> 1; if (keys(mid) <= k) lo = mid + 1 else hi = mid }
-      lo
-    }
-
-    /** Index of the first entry equal to (k, v), or -1. */
-    def indexOf(k: Long, v: AnyRef): Int = {
-      var i = lowerBound(k)
-      while (i < count && keys(i) == k) { if (values(i) == v) return i; i += 1 }
-      -1
-    }
-
-    def insertAt(i: Int, k: Long, v: AnyRef): Unit = {
-      System.arraycopy(keys, i, keys, i + 1, count - i)
-      System.arraycopy(values, i, values, i + 1, count - i)
-      keys(i) = k
-      values(i) = v
-      count += 1
-    }
-
-    def removeAt(i: Int): Unit = {
-      System.arraycopy(keys, i + 1, keys, i, count - i - 1)
-      System.arraycopy(values, i + 1, values, i, count - i - 1)
-      count -= 1
-      values(count) = null // no stale reference keeps an expired row alive
-    }
 
     /** Puts all entries of `other` (which precede this node's) in front. */
     def prepend(other: Node): Unit = {
