@@ -136,3 +136,19 @@ def test_property_random_micro_batch_splits(spark, tmp_path_factory, events, bat
                str(root / "ck"), sink)
     expected = bag(real(rows_of(ids(wjoin.wjoin(s.static(), on="k", time="ts", window="3 seconds"), 2))))
     assert bag(real(r for rows_ in sink.values() for r in rows_)) == expected
+
+
+def test_sql_w_join_over_streaming_views(spark, tmp_path):
+    """The papers' SQL on streaming temp views runs the same streaming operator."""
+    s = Streams(spark, tmp_path / "in", n=2)
+    s.add([(1, 0, 1), (2, 5, 2)], [(1, 3, 3), (2, 50, 4)])
+    s.add(*flush_rows(2))
+    a, b = s.streams()
+    a.createOrReplaceTempView("stream_cam_a")
+    b.createOrReplaceTempView("stream_cam_b")
+    df = spark.sql("SELECT A.id AS a_id, B.id AS b_id FROM stream_cam_a A, stream_cam_b B "
+                   "WINDOW = INTERVAL 10 SECONDS USING TIME ts WHERE A.k = B.k")
+    assert df.isStreaming
+    sink = {}
+    run_to_end(df, str(tmp_path / "ck"), sink)
+    assert bag(real(r for rows in sink.values() for r in rows)) == [(1, 3)]
