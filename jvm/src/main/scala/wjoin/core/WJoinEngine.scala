@@ -37,7 +37,7 @@ package wjoin.core
  * input and drain next() once more.
  *
  * Streaming (one engine per micro-batch and partition, see `wjoin.exec.StreamingWindowJoinExec`):
- * `completeThrough` = W, the eviction watermark: every row with time <= W has arrived.
+ * `completeBound` = W, the eviction watermark: every row with time <= W has arrived.
  *  - eager (backward): the state's rows are `preload`ed, then the batch's new rows are
  *    offered in time order. Rows of the state may be newer than an offered row, so the
  *    period is not clipped at t: [t - upper(o, j), t + upper(j, o)]. The trigger of a

@@ -99,7 +99,7 @@ final class StreamingWindowJoinEvaluator(
     /** Per chunk still stored: (input, chunk id, max time, rows). */
     private val chunks = scala.collection.mutable.ArrayBuffer.empty[(Int, Long, Long, Long)]
     private val packers = Array.fill(n)(new java.io.ByteArrayOutputStream(4096))
-    private val packed = Array.fill(n)(new java.io.DataOutputStream(packers(0)))
+    private val packed = packers.map(new java.io.DataOutputStream(_))
     private val newMax = Array.fill(n)(Long.MinValue)
     private val newRows = new Array[Long](n)
     private val copyBuffer = new Array[Byte](4096)
@@ -109,8 +109,6 @@ final class StreamingWindowJoinEvaluator(
     val live = new Array[Long](n)
     var added = 0L
     var removed = 0L
-
-    for (i <- 0 until n) packed(i) = new java.io.DataOutputStream(packers(i))
 
     private def key(i: Int, chunk: Long): UnsafeRow = {
       keyFields.setInt(0, i)
@@ -232,7 +230,11 @@ final class StreamingWindowJoinEvaluator(
       }
     }
 
-    def hasNext: Boolean = heads.exists(_ != null)
+    def hasNext: Boolean = {
+      var i = 0
+      while (i < n && heads(i) == null) i += 1
+      i < n
+    }
 
     def next(): EngineRow = {
       var best = -1

@@ -14,7 +14,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.core.{Algorithm, EnginePlan}
-import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
+import wjoin.plan.{WindowJoin, WindowSpec}
 
 /**
  * Streaming W-join of N streams: one stateful operator whose state lives in Spark's state
@@ -124,17 +124,12 @@ case class StreamingWindowJoinExec(
   /** A no-data batch is worth running whenever the watermark moved: state can be evicted or swept. */
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = newInputWatermark > evictionWatermarkMs
 
-  override def simpleString(maxFields: Int): String = {
-    val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
-    val mode = if (enginePlan.forward) "ordered" else "eager"
-    s"StreamingWindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""} $mode, " +
-      s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
-      s"windows=${windows.describe(inputNames)}" +
-      (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
-      s", probe order=[${enginePlan.describe(inputNames)}], " +
-      s"watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
+  override def simpleString(maxFields: Int): String =
+    s"StreamingWindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""} " +
+      s"${if (enginePlan.forward) "ordered" else "eager"}, " +
+      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan) +
+      s", watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
       stateInfo.map(s => s"operator=${s.operatorId}, partitions=${s.numPartitions}").getOrElse("no state (not running)")
-  }
 
   override protected def doExecute(): RDD[InternalRow] = {
     val evaluator = new StreamingWindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
@@ -176,13 +171,9 @@ case class StreamingWindowJoinExec(
 }
 
 object StreamingWindowJoinExec {
-  def hasKey(w: WindowJoin): Boolean = JoinConditionAnalysis(w.children.map(_.outputSet), w.condition).hasKey
-
-  /** Chooses keys, algorithm ([[Algorithm.auto]] for "auto") and residual, like the batch node. */
-  def apply(w: WindowJoin, children: Seq[SparkPlan], stateInfo: Option[StatefulOperatorStateInfo],
-      lateWatermarkMs: Long, evictionWatermarkMs: Long): StreamingWindowJoinExec = {
-    val batch = WindowJoinExec(w, children)
-    new StreamingWindowJoinExec(batch.inputNames, batch.timeColumns, batch.keys, batch.residual, batch.windows,
-      batch.algorithm, batch.output, stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
-  }
+  def apply(w: WindowJoin, choice: WindowJoinExec.JoinChoice, children: Seq[SparkPlan],
+      stateInfo: Option[StatefulOperatorStateInfo], lateWatermarkMs: Long,
+      evictionWatermarkMs: Long): StreamingWindowJoinExec =
+    new StreamingWindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows,
+      choice.algorithm, w.output, stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
 }

@@ -72,14 +72,9 @@ case class WindowJoinExec(
   ) ++ inputNames.indices.map(i =>
     s"numInputRows$i" -> SQLMetrics.createMetric(sparkContext, s"input rows of ${inputNames(i)}"))
 
-  override def simpleString(maxFields: Int): String = {
-    val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
-    s"WindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""}, inputs=[${inputNames.mkString(", ")}], " +
-      s"time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
-      s"windows=${windows.describe(inputNames)}" +
-      (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
-      s", probe order=[${enginePlan.describe(inputNames)}]"
-  }
+  override def simpleString(maxFields: Int): String =
+    s"WindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""}, " +
+      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan)
 
   override protected def doExecute(): RDD[InternalRow] = {
     val evaluator = new WindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
@@ -92,13 +87,35 @@ case class WindowJoinExec(
 }
 
 object WindowJoinExec {
-  /** Chooses keys, algorithm ("auto": [[Algorithm.auto]]) and residual for a logical W-join. */
-  def apply(w: WindowJoin, children: Seq[SparkPlan]): WindowJoinExec = {
+  /**
+   * What planning decides for a logical W-join, batch or streaming alike.
+   *
+   * @param keys      each input's hash-key expressions; empty when there is no shared key
+   * @param algorithm the algorithm ("auto": [[Algorithm.auto]])
+   * @param residual  the conjuncts the engine tests (hash buckets guarantee the key equalities)
+   */
+  final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression])
+
+  def choose(w: WindowJoin): JoinChoice = {
     val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), w.condition)
     val algorithm = Algorithm.parse(w.algorithm).getOrElse(Algorithm.auto(analysis.hasKey))
     val hashed = algorithm != Algorithm.NLW && analysis.hasKey
-    val residual = if (hashed) analysis.otherConjuncts else analysis.allConjuncts
-    new WindowJoinExec(w.inputNames, w.timeColumns, analysis.keys, residual, w.windows, algorithm, w.output,
-      children)
+    JoinChoice(analysis.keys, algorithm, if (hashed) analysis.otherConjuncts else analysis.allConjuncts)
+  }
+
+  def apply(w: WindowJoin, children: Seq[SparkPlan]): WindowJoinExec = {
+    val choice = choose(w)
+    new WindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows, choice.algorithm,
+      w.output, children)
+  }
+
+  /** The part of EXPLAIN's node line that batch and streaming W-joins share. */
+  def describe(inputNames: Seq[String], timeColumns: Seq[Expression], keys: Seq[Seq[Expression]],
+      residual: Seq[Expression], windows: WindowSpec, enginePlan: EnginePlan): String = {
+    val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
+    s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
+      s"windows=${windows.describe(inputNames)}" +
+      (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
+      s", probe order=[${enginePlan.describe(inputNames)}]"
   }
 }

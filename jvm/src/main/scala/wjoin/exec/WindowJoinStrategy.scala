@@ -37,10 +37,11 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
 
   private def planStreaming(w: WindowJoin): SparkPlan = {
     val children = w.children.map(planLater)
+    val choice = WindowJoinExec.choose(w)
     SparkBridge.currentMicroBatch() match {
       case None => // explain() of a streaming DataFrame: nothing runs, so no state
         logInfo(s"Planning ${w.nodeName} without state: no micro-batch is being planned on this thread")
-        StreamingWindowJoinExec(w, children, None, 0L, 0L)
+        StreamingWindowJoinExec(w, choice, children, None, 0L, 0L)
       case Some(batch) =>
         require(batch.outputMode == OutputMode.Append(),
           s"a streaming W-join emits each combination once and never updates it, so it supports output mode " +
@@ -52,9 +53,10 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
           used += k
           k
         }
-        val keyed = StreamingWindowJoinExec.hasKey(w)
-        val info = batch.stateInfo(OperatorIdBase + index, if (keyed) batch.numStateStores else 1)
-        StreamingWindowJoinExec(w, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
+        // Without a key every row goes to one partition, so there is one state store.
+        val partitions = if (choice.keys.nonEmpty) batch.numStateStores else 1
+        val info = batch.stateInfo(OperatorIdBase + index, partitions)
+        StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
     }
   }
 }
