@@ -36,13 +36,20 @@ object Algorithm {
  * @param matrix    closed difference bounds, upper(i, j) >= ts_i - ts_j
  * @param algorithm NLW / HW (backward evaluation) or MW (forward evaluation)
  * @param hashed    rows carry an equality key and windows are hash buckets on it
+ * @param rowLimits per input, its ROWS window (the last k rows of the input) or
+ *                  [[StreamRows.NoLimit]]; null for none at all
  */
-final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed: Boolean)
-    extends Serializable {
+final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed: Boolean,
+    rowLimits: Array[Long] = null) extends Serializable {
   require(algorithm != Algorithm.HW || hashed, "HW-join needs an equality key shared by all inputs")
   require(algorithm != Algorithm.NLW || !hashed, "NLW-join scans whole windows; it takes no hash key")
 
   val n: Int = matrix.n
+  /** Per input, the length of its count-based window ([[StreamRows.NoLimit]]: none). */
+  val rowLimit: Array[Long] = if (rowLimits == null) Array.fill(n)(StreamRows.NoLimit) else rowLimits.clone()
+  require(rowLimit.length == n, s"${rowLimit.length} row limits for $n inputs")
+  /** Some input has a ROWS window: the engine counts rows per input. */
+  val counting: Boolean = rowLimit.exists(_ != StreamRows.NoLimit)
   /** Forward evaluation (MW-join): a combination is found from its oldest member. */
   val forward: Boolean = algorithm == Algorithm.MW
   /** A row of input j can join only with rows at most horizon(j) later than it. */

@@ -56,7 +56,10 @@ final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Lo
           if (engine.next()) ready = true
           else if (feed.hasNext) {
             val r = feed.next()
-            if (!plan.forward || r.time <= watermark) engine.offer(r.input, r.time, r.key, r.row)
+            if (!plan.forward || r.time <= watermark) {
+              if (plan.hashed && r.key == null) engine.countOnly(r.input, r.time) // kept for a ROWS window only
+              else engine.offer(r.input, r.time, r.key, r.row)
+            }
           }
           else if (!finished) { engine.finish(); finished = true }
           else return false

@@ -50,6 +50,17 @@ package wjoin.core
  *    Mode 1 / Mode 2 as in batch; rows newer than W wait in the state.
  * `onEvict` reports every row that leaves, so the state store can drop it.
  *
+ * Count-based windows (ROWS(j) = k, [[EnginePlan.rowLimit]]): every arrival (including rows
+ * that can never match, offered with [[countOnly]]) takes the next number of the merge order,
+ * and each stored row carries the per-input arrival counts at its arrival (a [[Stamped]] row).
+ * Member x of input j is in j's window at the combination's newest member m (the member last
+ * in merge order) iff counts_m(j) - counts_x(j) < k: fewer than k rows of j arrived after x
+ * up to m. Binding a member can only make the newest member newer, so a member that fails
+ * fails for every completion and is skipped at once (paper 001 Sec. 3.6's ComputeCountJoin,
+ * with counters instead of overwritten slots). Backward evaluation also evicts a row of j
+ * once k newer rows of j arrived (the circular buffer's overwrite); forward evaluation sweeps
+ * a row of j as soon as that holds, even before its time horizon passed.
+ *
  * @param plan          closed window matrix, algorithm, per-origin probe orders
  * @param filter        non-window predicate, tested as soon as its inputs are bound
  * @param completeBound rows newer than this may still arrive after finish(): Long.MaxValue in
@@ -64,6 +75,13 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
   private val streaming = completeBound != Long.MaxValue
   private val windows: Array[InputWindow] = Array.fill(n)(if (plan.hashed) new HashWindow else new ScanWindow)
   private val filterAt = Array.tabulate(n * n)(od => od % n < n - 1 && filter.activeAt(od / n, od % n))
+  private val rowLimit = plan.rowLimit
+  private val counting = plan.counting
+  /** Count-based windows: rows of each input arrived so far, and arrivals of all inputs. */
+  private val arrived = new Array[Long](n)
+  private var arrivalSeq = 0L
+  /** Count-based windows: the stamp of each bound member (origin included). */
+  private val stamps = new Array[Stamped](n)
 
   val stats = new JoinStats(n)
   /** The current combination, indexed by input; valid after next() returned true. */
@@ -98,17 +116,53 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
   def bufferedRows: Long = stats.buffered
 
   def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
-    require(time >= now, s"rows must be offered in event-time order: $time after $now")
-    now = time
-    complete = math.min(if (time == Long.MinValue) time else time - 1, completeBound)
+    arrive(input, time)
     stats.rowsIn(input) += 1
+    val stored = if (counting) new Stamped(row, arrivalSeq, arrived.clone()) else row
     if (forward) {
       arrivals.append(time, Integer.valueOf(input))
     } else {
       evictExpired(complete)
-      if (!start(input, time, key, row)) origin = -1
+      if (!start(input, time, key, stored)) origin = -1
     }
-    store(input, time, key, row)
+    store(input, time, key, stored)
+  }
+
+  /**
+   * A row that can never match (e.g. a NULL key) but still takes a place in its input's
+   * count-based window, so the window holds the last k rows of the input, not of its
+   * joinable rows. Same order rules as [[offer]].
+   */
+  def countOnly(input: Int, time: Long): Unit = {
+    require(counting, "countOnly is for count-based (ROWS) windows")
+    arrive(input, time)
+    if (!forward) evictExpired(complete)
+  }
+
+  private def arrive(input: Int, time: Long): Unit = {
+    require(time >= now, s"rows must be offered in event-time order: $time after $now")
+    now = time
+    complete = math.min(if (time == Long.MinValue) time else time - 1, completeBound)
+    if (counting) {
+      arrived(input) += 1
+      arrivalSeq += 1
+      if (!forward) evictCounted(input)
+    }
+  }
+
+  /** Backward evaluation: drops the rows of input j that k newer rows of j pushed out. */
+  private def evictCounted(j: Int): Unit = {
+    val k = rowLimit(j)
+    if (k != StreamRows.NoLimit) {
+      val w = windows(j)
+      while (w.size > 0 && arrived(j) - w.oldestRow.asInstanceOf[Stamped].counts(j) >= k) evictOldest(j)
+    }
+  }
+
+  /** Forward evaluation: k rows of input j arrived after its oldest row, so no newer member can pair with it. */
+  private def countedOut(j: Int): Boolean = {
+    val k = rowLimit(j)
+    k != StreamRows.NoLimit && arrived(j) - windows(j).oldestRow.asInstanceOf[Stamped].counts(j) >= k
   }
 
   /**
@@ -117,6 +171,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
    */
   def preload(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
     require(streaming && !forward, "only the eager streaming engine preloads its state")
+    require(!counting, "count-based windows need every row in merge order, so eager streaming cannot preload them")
     store(input, time, key, row)
   }
 
@@ -153,7 +208,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
       if (arrivals.isEmpty) return false
       val o = arrivals.oldestRow.asInstanceOf[Integer].intValue
       val t = arrivals.oldestTime
-      if (WindowMatrix.add(t, horizon(o)) > complete) return false
+      if (WindowMatrix.add(t, horizon(o)) > complete && !(counting && countedOut(o))) return false
       sweeping = o
       if (!start(o, t, windows(o).oldestKey, windows(o).oldestRow)) origin = -1
     }
@@ -178,16 +233,21 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     w.evictOldest()
     stats.evicted += 1
     stats.buffered -= 1
-    onEvict(j, t, r)
+    onEvict(j, t, unstamped(r))
   }
 
-  /** Sets up the enumeration for origin o; false when some input has nothing in its period. */
+  private def unstamped(r: AnyRef): AnyRef = if (counting) r.asInstanceOf[Stamped].row else r
+
+  /** Sets up the enumeration for origin o (its row as stored); false when some input has nothing in its period. */
   private def start(o: Int, t: Long, key: AnyRef, row: AnyRef): Boolean = {
     origin = o
     order = plan.probeOrder(o)
     narrowing = plan.refine(o)
     fixed = plan.fixedSlice(o)
-    tuple(o) = row
+    if (counting) {
+      stamps(o) = row.asInstanceOf[Stamped]
+      tuple(o) = stamps(o).row
+    } else tuple(o) = row
     times(o) = t
     var j = 0
     while (j < n) {
@@ -268,9 +328,12 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
           }
         }
         if (inPeriod) {
-          tuple(j) = s.row(p)
+          if (counting) {
+            stamps(j) = s.row(p).asInstanceOf[Stamped]
+            tuple(j) = stamps(j).row
+          } else tuple(j) = s.row(p)
           times(j) = tt
-          found = passes(d) && (d == last || narrow(d, j, tt))
+          found = (!counting || countsHold(d)) && passes(d) && (d == last || narrow(d, j, tt))
         }
         if (!found) p += 1
       }
@@ -289,6 +352,28 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     }
     depth = -1
     false
+  }
+
+  /**
+   * Count-based windows, after binding depth d: every bound member of a counted input is
+   * within its input's last k rows as of the newest bound member. A failure is final, since
+   * further members can only make the newest member newer.
+   */
+  private def countsHold(d: Int): Boolean = {
+    var newest = stamps(origin)
+    var k = 0
+    while (k <= d) {
+      val s = stamps(order(k))
+      if (s.seq > newest.seq) newest = s
+      k += 1
+    }
+    k = -1
+    while (k <= d) {
+      val j = if (k < 0) origin else order(k)
+      if (rowLimit(j) != StreamRows.NoLimit && newest.counts(j) - stamps(j).counts(j) >= rowLimit(j)) return false
+      k += 1
+    }
+    true
   }
 
   private def passes(d: Int): Boolean = {
@@ -318,3 +403,9 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     true
   }
 }
+
+/**
+ * A stored row of a W-join with count-based windows: its place in the merge order and the
+ * number of rows of each input that had arrived when it did (itself included).
+ */
+private[core] final class Stamped(val row: AnyRef, val seq: Long, val counts: Array[Long])

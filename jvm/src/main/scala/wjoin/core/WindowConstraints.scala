@@ -40,6 +40,29 @@ final case class StreamRange(b: Int, t: Long, text: String) extends WindowTerm {
 }
 
 /**
+ * Per-stream count-based sliding window (Golab & Ozsu Sec. 3.6, Kang et al.): input b's
+ * member is among the last `rows` rows of b at the time of the combination's newest member.
+ * Rows are ordered by event time, ties by arrival (the engine's merge order: time, then
+ * input index, then the order within the input). It bounds no time difference, so it adds no
+ * matrix bound; the engine counts (see [[WJoinEngine]]). b's rows leave after `rows` newer
+ * rows of b arrived, which is what bounds b's state when no time window does.
+ */
+final case class StreamRows(b: Int, rows: Long, text: String) extends WindowTerm {
+  require(rows >= 1, s"window term '$text': a ROWS window holds at least 1 row, got $rows")
+  def bounds(n: Int): Seq[(Int, Int, Long)] = Nil
+}
+
+object StreamRows {
+  /** Per input, the smallest ROWS window on it, or [[NoLimit]]. */
+  def limits(terms: Seq[WindowTerm], n: Int): Array[Long] = {
+    val out = Array.fill(n)(NoLimit)
+    terms.foreach { case StreamRows(b, rows, _) => out(b) = math.min(out(b), rows); case _ => }
+    out
+  }
+  val NoLimit: Long = Long.MaxValue
+}
+
+/**
  * Turns the papers' window syntax into [[WindowTerm]]s:
  * {{{
  *   WINDOW = 1 hour                                   -- Form 1
@@ -47,6 +70,7 @@ final case class StreamRange(b: Int, t: Long, text: String) extends WindowTerm {
  *   DWINDOW(A,B) = 2 minutes                          -- 0 <= ts_B - ts_A <= 2 minutes
  *   DWINDOW(A,B) = [30 seconds, 2 minutes]            -- 30 s <= ts_B - ts_A <= 2 min
  *   RANGE(B) = 10 minutes                             -- max(ts) - ts_B <= 10 minutes
+ *   ROWS(B) = 1000                                    -- B's row among B's last 1000 rows
  * }}}
  */
 object WindowTermParser {
@@ -86,10 +110,8 @@ object WindowTermParser {
       termText match {
         case PerStream(kind, name, value) =>
           val b = resolveName(name, names, termText)
-          if (kind.equalsIgnoreCase("ROWS")) throw new IllegalArgumentException(
-            s"window term '$termText': count-based ROWS windows are not supported yet; use RANGE(${names(b)}) " +
-              "= <length> (time-based) or WINDOW terms")
-          StreamRange(b, Durations.parse(value, integralTime, s"window term '$termText'"), termText)
+          if (kind.equalsIgnoreCase("ROWS")) StreamRows(b, rowCount(value, termText), termText)
+          else StreamRange(b, Durations.parse(value, integralTime, s"window term '$termText'"), termText)
         case Term(kind, a, b, value) =>
           val directed = kind.toUpperCase(Locale.ROOT) == "DWINDOW"
           def len(t: String) = Durations.parse(t, integralTime, s"window term '$termText'")
@@ -116,9 +138,21 @@ object WindowTermParser {
           }
         case _ => throw new IllegalArgumentException(
           s"cannot parse window term '$termText': expected WINDOW = <length>, WINDOW(A,B) = <length>, " +
-            "DWINDOW(A,B) = <length>, DWINDOW(A,B) = [<low>, <high>] or RANGE(A) = <length>, joined with AND")
+            "DWINDOW(A,B) = <length>, DWINDOW(A,B) = [<low>, <high>], RANGE(A) = <length> or ROWS(A) = <count>, " +
+            "joined with AND")
       }
     }
+  }
+
+  /** The row count of a ROWS term: a whole number >= 1, optionally followed by ROWS. */
+  private def rowCount(value: String, term: String): Long = {
+    val digits = value.trim.replaceFirst("(?i)\\s+rows?$", "")
+    if (!digits.matches("[0-9]{1,18}")) throw new IllegalArgumentException(
+      s"window term '$term': a ROWS window is a whole number of rows such as ROWS(B) = 1000, got '$value'")
+    val rows = digits.toLong
+    if (rows < 1) throw new IllegalArgumentException(
+      s"window term '$term': a ROWS window holds at least 1 row, got $rows")
+    rows
   }
 }
 
@@ -202,14 +236,16 @@ object WindowMatrix {
             "Widen one of these windows or intervals.")
       }
     }
-    // Name the most isolated input first (for a disconnected graph, the one cut off).
+    // Name the most isolated input first (for a disconnected graph, the one cut off). A
+    // ROWS window bounds its input's state by count, so that input may lack time bounds.
+    val counted = StreamRows.limits(terms, n).map(_ != StreamRows.NoLimit)
     val byIsolation = (0 until n).sortBy(j => -(0 until n).count(i => i != j && d(i * n + j) == Inf))
-    for (j <- byIsolation) {
+    for (j <- byIsolation if !counted(j)) {
       val unbounded = (0 until n).filter(i => i != j && d(i * n + j) == Inf)
       if (unbounded.nonEmpty) throw new IllegalArgumentException(
         s"input ${names(j)} has no window bound relative to ${unbounded.map(names).mkString(", ")}: " +
           s"its rows could stay joinable forever and its state would grow without end. " +
-          s"Add a term such as WINDOW(${names(j)},${names(unbounded.head)}) = <length>.")
+          s"Add a term such as WINDOW(${names(j)},${names(unbounded.head)}) = <length> or ROWS(${names(j)}) = <count>.")
     }
     new WindowMatrix(n, d)
   }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.types._
 
-import wjoin.core.{EnginePlan, EngineRow, MicroBatchWJoin, WindowMatrix}
+import wjoin.core.{EnginePlan, EngineRow, MicroBatchWJoin, StreamRows, WindowMatrix}
 
 /**
  * Runs one micro-batch of one partition of a streaming W-join against its state store.
@@ -223,8 +223,11 @@ final class StreamingWindowJoinEvaluator(
           else {
             val stored = copiers(i)(r)
             val key = keyOfStored(i)(stored)
-            if (plan.hashed && key == null) nullRows += 1
-            else heads(i) = EngineRow(i, t, key, stored)
+            if (plan.hashed && key == null) {
+              nullRows += 1
+              // It never matches, but takes its place in a ROWS window: kept for counting.
+              if (plan.rowLimit(i) != StreamRows.NoLimit) heads(i) = EngineRow(i, t, null, stored)
+            } else heads(i) = EngineRow(i, t, key, stored)
           }
         }
       }

@@ -13,7 +13,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.core.{Algorithm, EnginePlan}
+import wjoin.core.{Algorithm, EnginePlan, WindowMatrix}
 import wjoin.plan.{WindowJoin, WindowSpec}
 
 /**
@@ -71,7 +71,7 @@ case class StreamingWindowJoinExec(
 
   private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
 
-  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed)
+  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed, windows.rowLimits)
 
   /** Schema of the state store: chunks of rows, see [[StreamingWindowJoinEvaluator]]. */
   private val stateKeySchema = new StructType().add("input", IntegerType).add("chunk", LongType)
@@ -80,15 +80,16 @@ case class StreamingWindowJoinExec(
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (keys.nonEmpty) {
+    if (keys.nonEmpty && !windows.counted) {
       val partitions = stateInfo.map(_.numPartitions).getOrElse(conf.numShufflePartitions)
       keys.map(k => StatefulOpClusteredDistribution(k, partitions))
     } else children.map(_ => AllTuples)
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = timeColumns.map(t => Seq(SortOrder(t, Ascending)))
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    WindowJoinExec.arrivalOrdering(timeColumns, windows, children.map(_.output))
 
   override def outputPartitioning: Partitioning = children.head.outputPartitioning match {
-    case p: HashPartitioning if keys.nonEmpty => PartitioningCollection(children.map(_.outputPartitioning))
+    case p: HashPartitioning if keys.nonEmpty && !windows.counted => PartitioningCollection(children.map(_.outputPartitioning))
     case p => UnknownPartitioning(p.numPartitions)
   }
 
@@ -116,7 +117,10 @@ case class StreamingWindowJoinExec(
 
   /** Output rows never carry a first-input time older than this (see the class comment). */
   override def produceOutputWatermark(inputWatermarkMs: Long): Option[Long] = {
+    // A ROWS-windowed input without a time bound has an infinite horizon: its rows may join
+    // arbitrarily later ones, so no output watermark can be promised.
     val reach = if (enginePlan.forward) enginePlan.horizon.max else enginePlan.horizon(0)
+    if (reach == WindowMatrix.Inf) return Some(0L)
     val reachMs = (math.max(0L, reach) + 999) / 1000
     Some(math.max(0L, inputWatermarkMs - reachMs))
   }

@@ -195,8 +195,10 @@ class WindowJoinEvaluator(
         if (best >= 0) {
           val row = heads(best)
           val key = keyOf(best)(row)
-          if (plan.hashed && key == null) nullRows += 1
-          else engine.offer(best, headTimes(best), key, copiers(best)(row))
+          if (plan.hashed && key == null) {
+            nullRows += 1
+            if (plan.counting) engine.countOnly(best, headTimes(best)) // still one of the input's last k rows
+          } else engine.offer(best, headTimes(best), key, copiers(best)(row))
           fetch(best)
         } else if (!engineFinished) {
           engine.finish()

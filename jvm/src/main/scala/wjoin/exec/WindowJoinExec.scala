@@ -2,12 +2,12 @@ package wjoin.exec
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, RowOrdering, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import wjoin.core.{Algorithm, EnginePlan}
+import wjoin.core.{Algorithm, EnginePlan, StreamRows}
 import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
 
 /**
@@ -47,12 +47,14 @@ case class WindowJoinExec(
 
   private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
 
-  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed)
+  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed, windows.rowLimits)
 
+  /** ROWS windows count over a whole input, across keys, so all rows meet in one partition. */
   override def requiredChildDistribution: Seq[Distribution] =
-    if (keys.nonEmpty) keys.map(k => ClusteredDistribution(k)) else children.map(_ => AllTuples)
+    if (keys.nonEmpty && !windows.counted) keys.map(k => ClusteredDistribution(k)) else children.map(_ => AllTuples)
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] = timeColumns.map(t => Seq(SortOrder(t, Ascending)))
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
+    WindowJoinExec.arrivalOrdering(timeColumns, windows, children.map(_.output))
 
   override def outputPartitioning: Partitioning = {
     val partitionings = children.map(_.outputPartitioning)
@@ -98,9 +100,28 @@ object WindowJoinExec {
 
   def choose(w: WindowJoin): JoinChoice = {
     val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), w.condition)
-    val algorithm = Algorithm.parse(w.algorithm).getOrElse(Algorithm.auto(analysis.hasKey))
+    // Streams with ROWS windows need the ordered mode (forward evaluation), see WindowJoinChecks.
+    val algorithm = Algorithm.parse(w.algorithm).getOrElse(
+      if (w.isStreaming && w.windows.counted) Algorithm.MW else Algorithm.auto(analysis.hasKey))
     val hashed = algorithm != Algorithm.NLW && analysis.hasKey
     JoinChoice(analysis.keys, algorithm, if (hashed) analysis.otherConjuncts else analysis.allConjuncts)
+  }
+
+  /**
+   * Each input's order: event time. An input with a ROWS window also orders rows of equal
+   * time by its other (orderable) columns, so which of them "arrived" last, and so which are
+   * in the window, does not depend on how Spark shuffled them; identical rows are
+   * interchangeable, so the result is deterministic.
+   */
+  def arrivalOrdering(timeColumns: Seq[Expression], windows: WindowSpec,
+      inputs: Seq[Seq[Attribute]]): Seq[Seq[SortOrder]] = {
+    val limits = windows.rowLimits
+    timeColumns.indices.map { i =>
+      val tieBreak = if (limits(i) == StreamRows.NoLimit) Nil
+        else inputs(i).filter(a => a.semanticHash() != timeColumns(i).semanticHash() &&
+          RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending))
+      SortOrder(timeColumns(i), Ascending) +: tieBreak
+    }
   }
 
   def apply(w: WindowJoin, children: Seq[SparkPlan]): WindowJoinExec = {

@@ -54,7 +54,8 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
           k
         }
         // Without a key every row goes to one partition, so there is one state store.
-        val partitions = if (choice.keys.nonEmpty) batch.numStateStores else 1
+        // ROWS windows count over the whole input, so they also run in one partition.
+        val partitions = if (choice.keys.nonEmpty && !w.windows.counted) batch.numStateStores else 1
         val info = batch.stateInfo(OperatorIdBase + index, partitions)
         StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
     }

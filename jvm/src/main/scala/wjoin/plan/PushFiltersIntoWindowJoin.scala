@@ -4,6 +4,8 @@ import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelp
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 
+import wjoin.core.StreamRows
+
 /**
  * Filter push-down for [[WindowJoin]], as Spark's PushPredicateThroughJoin does for inner
  * joins: a deterministic conjunct over one input's columns moves into that input (fewer rows
@@ -27,9 +29,16 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
       pushInto(w.copy(condition = None), splitConjunctivePredicates(w.condition.get))
   }
 
-  /** A deterministic conjunct over the columns of one input only. */
-  private def isSingleInput(w: WindowJoin, c: Expression): Boolean =
-    c.deterministic && c.references.nonEmpty && w.children.exists(ch => c.references.subsetOf(ch.outputSet))
+  /**
+   * A deterministic conjunct over the columns of one input only, which may move below the
+   * W-join. Not into an input with a ROWS window: its window is the last k rows of the input
+   * as given, and filtering first would count other rows.
+   */
+  private def isSingleInput(w: WindowJoin, c: Expression): Boolean = {
+    val limits = w.windows.rowLimits
+    c.deterministic && c.references.nonEmpty && w.children.indices.exists(i =>
+      limits(i) == StreamRows.NoLimit && c.references.subsetOf(w.children(i).outputSet))
+  }
 
   private def pushInto(w: WindowJoin, conjuncts: Seq[Expression]): WindowJoin = {
     val (single, multi) = conjuncts.partition(isSingleInput(w, _))

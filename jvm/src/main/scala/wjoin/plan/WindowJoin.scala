@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
-import wjoin.core.{Durations, WindowMatrix, WindowTerm}
+import wjoin.core.{Durations, StreamRows, WindowMatrix, WindowTerm}
 
 /**
  * The window constraints of one W-join: the user's terms (kept for EXPLAIN and errors) and
@@ -15,6 +15,11 @@ import wjoin.core.{Durations, WindowMatrix, WindowTerm}
  * @param integralTime the time columns are integral (lengths are plain numbers), not timestamps
  */
 final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integralTime: Boolean) {
+  /** Per input, its ROWS window length or [[StreamRows.NoLimit]]. */
+  def rowLimits: Array[Long] = StreamRows.limits(terms, matrix.n)
+  /** Some input has a count-based window: counts are over the whole input, so it is not partitioned. */
+  def counted: Boolean = rowLimits.exists(_ != StreamRows.NoLimit)
+
   def describe(names: Seq[String]): String =
     s"${terms.map(_.text).mkString(" AND ")}, matrix=${matrix.render(names, integralTime)}"
   def render(length: Long): String = Durations.render(length, integralTime)

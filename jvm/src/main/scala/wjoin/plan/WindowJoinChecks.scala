@@ -18,6 +18,10 @@ object WindowJoinChecks extends (LogicalPlan => Unit) with PredicateHelper {
         s"W-join inputs ${streaming.mkString(", ")} are streaming and ${w.inputNames.filterNot(streaming.contains)
           .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
       if (streaming.nonEmpty) checkStreaming(w)
+      if (streaming.nonEmpty && w.windows.counted) require(Seq("auto", Algorithm.MW.name).contains(w.algorithm),
+        s"ROWS windows on streams count rows in event-time order, which only the ordered mode sees (rows " +
+          s"arrive out of order within the watermark delay); this W-join asks for algorithm '${w.algorithm}'. " +
+          "Use algorithm 'mw' or 'auto'.")
       val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), conditionWithFiltersAbove(plan, w))
       require(w.algorithm != Algorithm.HW.name || analysis.hasKey,
         "algorithm 'hw' (hash W-join) needs an equality key shared by all inputs, e.g. on=\"obj_id\" or " +

@@ -8,19 +8,40 @@ final case class TRow(input: Int, time: Long, key: Int, id: Int)
  * obviously correct; exponential, so only for small inputs.
  */
 object ReferenceWJoin {
+  /**
+   * `rowLimits(i)`: input i's ROWS window (the combination's member of i is among the last k
+   * rows of i at the newest member, in merge order: time, then input, then position in
+   * `rows`). Rows with a negative key never match but take their place in those counts.
+   */
   def join(n: Int, rows: Seq[TRow], matrix: WindowMatrix, sameKey: Boolean,
-      extra: Seq[TRow] => Boolean = _ => true): Seq[Seq[Int]] = {
-    val byInput = (0 until n).map(i => rows.filter(_.input == i))
+      extra: Seq[TRow] => Boolean = _ => true, rowLimits: Seq[Long] = Nil): Seq[Seq[Int]] = {
+    val merged = EngineRunner.mergeOrder(rows)
+    val position = merged.zipWithIndex.map { case (r, p) => r.id -> p }.toMap
+    def arrivedUpTo(i: Int, p: Int): Int = merged.take(p + 1).count(_.input == i)
+    val counting = rowLimits.exists(_ != StreamRows.NoLimit)
+    def inCountWindows(t: List[TRow]): Boolean = !counting || {
+      val newest = t.map(r => position(r.id)).max
+      t.forall(r => rowLimits(r.input) == StreamRows.NoLimit ||
+        arrivedUpTo(r.input, newest) - arrivedUpTo(r.input, position(r.id)) < rowLimits(r.input))
+    }
+    val byInput = (0 until n).map(i => rows.filter(r => r.input == i && (!counting || r.key >= 0)))
     def combos(i: Int): Seq[List[TRow]] =
       if (i == n) Seq(Nil) else for (r <- byInput(i); rest <- combos(i + 1)) yield r :: rest
     combos(0).filter { t =>
-      matrix.admits(t.map(_.time).toArray) && (!sameKey || t.map(_.key).distinct.size == 1) && extra(t)
+      matrix.admits(t.map(_.time).toArray) && (!sameKey || t.map(_.key).distinct.size == 1) && extra(t) &&
+        inCountWindows(t)
     }.map(_.map(_.id)).sortBy(_.mkString(","))
   }
 }
 
-/** Runs the engine over test rows, feeding them merged by time (stable in input order). */
+/**
+ * Runs the engine over test rows, merged as the Spark evaluator merges its inputs: by time,
+ * then input index, then position in `rows`. With count-based windows, rows with a negative
+ * key are offered as count-only (they never match).
+ */
 object EngineRunner {
+  def mergeOrder(rows: Seq[TRow]): Seq[TRow] = rows.sortBy(r => (r.time, r.input))
+
   def run(n: Int, rows: Seq[TRow], plan: EnginePlan, sameKey: Boolean,
       extra: Seq[TRow] => Boolean = _ => true): (Seq[Seq[Int]], JoinStats) = {
     val engine = new WJoinEngine(plan, filter(n, plan, sameKey, extra))
@@ -29,8 +50,9 @@ object EngineRunner {
       out += engine.tuple.toSeq.map(_.asInstanceOf[TRow].id)
       assert(plan.matrix.admits(engine.times.clone()), "engine emitted a tuple outside the window")
     }
-    rows.sortBy(_.time).foreach { r =>
-      engine.offer(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
+    mergeOrder(rows).foreach { r =>
+      if (plan.counting && r.key < 0) engine.countOnly(r.input, r.time)
+      else engine.offer(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
       drain()
     }
     engine.finish()
@@ -55,11 +77,11 @@ object EngineFixtures {
   def names(n: Int) = (0 until n).map(i => ('A' + i).toChar.toString)
 
   /** Every algorithm and access path the engine offers for a query. */
-  def plans(matrix: WindowMatrix, keyed: Boolean): Seq[(String, EnginePlan)] =
-    Seq("nlw" -> new EnginePlan(matrix, Algorithm.NLW, hashed = false),
-      "mw-scan" -> new EnginePlan(matrix, Algorithm.MW, hashed = false)) ++
-      (if (keyed) Seq("hw" -> new EnginePlan(matrix, Algorithm.HW, hashed = true),
-        "mw-hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true)) else Nil)
+  def plans(matrix: WindowMatrix, keyed: Boolean, rowLimits: Array[Long] = null): Seq[(String, EnginePlan)] =
+    Seq("nlw" -> new EnginePlan(matrix, Algorithm.NLW, hashed = false, rowLimits),
+      "mw-scan" -> new EnginePlan(matrix, Algorithm.MW, hashed = false, rowLimits)) ++
+      (if (keyed) Seq("hw" -> new EnginePlan(matrix, Algorithm.HW, hashed = true, rowLimits),
+        "mw-hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true, rowLimits)) else Nil)
 
   def rows(n: Int, perInput: Int, maxTime: Int, keys: Int, seed: Long): Seq[TRow] = {
     val rnd = new scala.util.Random(seed)
