@@ -39,11 +39,6 @@ def test_unequal_ranges_against_brute_force(spark):
         assert rows_of(out.select("A.v", "B.v", "C.v")) == expected, algorithm
 
 
-def test_rows_windows_are_refused_clearly(tables):
-    with pytest.raises(ValueError, match=r"count-based ROWS windows are not supported yet"):
-        wjoin.wjoin(tables, on="k", time="ts", windows="ROWS(S2) = 1000 AND RANGE(S1) = 5")
-
-
 def test_range_on_one_input_only_leaves_the_others_unbounded(tables):
     with pytest.raises(ValueError, match=r"input S\d has no window bound"):
         wjoin.wjoin(tables, on="k", time="ts", windows="RANGE(S1) = 100")

@@ -7,9 +7,10 @@
 from pyspark.sql import DataFrame as _DataFrame
 
 from ._api import ALGORITHMS, configure, jar_path, wjoin
-from ._windows import Directed, StreamRange, directed, range_window
+from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
-__all__ = ["ALGORITHMS", "Directed", "StreamRange", "configure", "directed", "jar_path", "range_window", "wjoin"]
+__all__ = ["ALGORITHMS", "Directed", "StreamRange", "StreamRows", "configure", "directed", "jar_path", "range_window",
+           "rows_window", "wjoin"]
 __version__ = "0.1.0"
 
 

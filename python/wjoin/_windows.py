@@ -57,6 +57,28 @@ class StreamRange:
         return f"RANGE({self.b}) = {length_text(self.length, integral, f'range_window({self.b!r})')}"
 
 
+@dataclass(frozen=True)
+class StreamRows:
+    """``ROWS(b)``: b's row is among the last ``count`` rows of b at the newest member's time."""
+
+    b: str
+    count: int
+
+    def text(self, integral: bool) -> str:
+        return f"ROWS({self.b}) = {self.count}"
+
+
+def rows_window(b: str, count: int) -> StreamRows:
+    """A per-stream count-based window: b's row is among b's last ``count`` rows (Golab & Özsu)."""
+    if not isinstance(b, str):
+        raise TypeError(f"rows_window() takes an input name as a string, got {b!r}")
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral):
+        raise TypeError(f"rows_window({b!r}, ...) takes a whole number of rows, got {count!r}")
+    if count < 1:
+        raise ValueError(f"rows_window({b!r}, {count}): a ROWS window holds at least 1 row")
+    return StreamRows(b, int(count))
+
+
 def range_window(b: str, length) -> StreamRange:
     """A per-stream time-based window: ``max(ts) - ts_b <= length`` (Golab & Özsu)."""
     if not isinstance(b, str):
@@ -177,15 +199,18 @@ def check_terms(text: str, names: list[str], integral: bool) -> str:
             kind, name, value = per_stream.groups()
             name = _name(name, names, term)
             if kind.upper() == "ROWS":
-                raise ValueError(f"window term {term!r}: count-based ROWS windows are not supported yet; use "
-                                 f"RANGE({name}) = <length> (time-based) or WINDOW terms")
-            parse_length(value, integral, f"window term {term!r}")
+                count = re.sub(r"(?i)\s+rows?$", "", value.strip())
+                if not re.fullmatch(r"\d{1,18}", count) or int(count) < 1:
+                    raise ValueError(f"window term {term!r}: a ROWS window is a whole number of rows >= 1 such as "
+                                     f"ROWS({name}) = 1000, got {value!r}")
+            else:
+                parse_length(value, integral, f"window term {term!r}")
             continue
         m = _TERM.match(term)
         if not m:
             raise ValueError(f"cannot parse window term {term!r}: expected WINDOW = <length>, WINDOW(A,B) = <length>, "
-                             "DWINDOW(A,B) = <length>, DWINDOW(A,B) = [<low>, <high>] or RANGE(A) = <length>, "
-                             "joined with AND")
+                             "DWINDOW(A,B) = <length>, DWINDOW(A,B) = [<low>, <high>], RANGE(A) = <length> or "
+                             "ROWS(A) = <count>, joined with AND")
         kind, a, b, value = m.groups()
         directed_term = kind.upper() == "DWINDOW"
         if a is None and directed_term:
@@ -211,7 +236,7 @@ def terms_text(windows, names: list[str], integral: bool) -> str:
     """``windows=`` (str, dict of pairs, or list of strings / :class:`Directed`) as checked text."""
     if isinstance(windows, str):
         return check_terms(windows, names, integral)
-    if isinstance(windows, (Directed, StreamRange)):
+    if isinstance(windows, (Directed, StreamRange, StreamRows)):
         windows = [windows]
     if isinstance(windows, dict):
         parts = []
@@ -240,11 +265,14 @@ def terms_text(windows, names: list[str], integral: bool) -> str:
             elif isinstance(term, StreamRange):
                 _name(term.b, names, f"range_window({term.b!r})")
                 parts.append(term.text(integral))
+            elif isinstance(term, StreamRows):
+                _name(term.b, names, f"rows_window({term.b!r})")
+                parts.append(term.text(integral))
             elif isinstance(term, str):
                 parts.append(check_terms(term, names, integral))
             else:
-                raise TypeError(f"windows: list items are strings, wjoin.directed(...) or wjoin.range_window(...), got "
-                                f"{type(term).__name__}")
+                raise TypeError(f"windows: list items are strings, wjoin.directed(...), wjoin.range_window(...) or "
+                                f"wjoin.rows_window(...), got {type(term).__name__}")
         if not parts:
             raise ValueError("windows: the list of window constraints is empty")
         return " AND ".join(parts)
