@@ -62,8 +62,8 @@ object Durations {
 
   /** Renders a length for EXPLAIN and error messages. */
   def render(length: Long, integralTime: Boolean): String = {
-    if (integralTime || length == 0) return length.toString
     if (length == WindowMatrix.Inf) return "inf"
+    if (integralTime || length == 0) return length.toString
     val units = Seq("d" -> 86400000000L, "h" -> 3600000000L, "min" -> 60000000L, "s" -> 1000000L, "ms" -> 1000L)
     units.collectFirst { case (name, size) if length % size == 0 => s"${length / size} $name" }
       .getOrElse(s"$length us")
