@@ -90,7 +90,8 @@ class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
     analysisError("SELECT * FROM s1 A, s2 B, s3 C WINDOW(A,B) = INTERVAL 1 MINUTE USING TIME (A.ts, B.ts, C.seen_at)",
       "input C has no window bound relative to A, B")
     analysisError(s"$from WINDOW(A,B) = [INTERVAL 1 MINUTE, INTERVAL 2 MINUTES]", "an interval [lo, hi] needs DWINDOW")
-    analysisError(s"$from ROWS(B) = 100 AND WINDOW = INTERVAL 1 MINUTE", "count-based ROWS windows are not supported")
+    analysisError(s"$from ROWS(B) = INTERVAL 1 MINUTE AND WINDOW = INTERVAL 1 MINUTE",
+      "a ROWS window is a whole number of rows such as ROWS(B) = 1000")
     analysisError("SELECT * FROM s1 A, s1 a WINDOW = INTERVAL 1 MINUTE", "input names must be unique")
     analysisError("SELECT * FROM s1 A WINDOW = INTERVAL 1 MINUTE", "a W-join needs at least 2 inputs, got 1")
     analysisError(s"$from WINDOW = INTERVAL 1 MINUTE USING ALGORITHM hw WHERE A.seq < B.seq",
