@@ -61,8 +61,8 @@ final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) exten
   /** First time of band b (inclusive); Long.MinValue for band 0. */
   def lowerOf(b: Int): Long = if (b == 0) Long.MinValue else boundaries(b - 1)
 
-  /** First time after band b (exclusive upper bound); Long.MaxValue for the last band. */
-  def upperOf(b: Int): Long = if (b == boundaries.length) Long.MaxValue else boundaries(b)
+  /** First time after band b (exclusive upper bound); Long.MaxValue for the last band (b >= count - 1). */
+  def upperOf(b: Int): Long = if (b >= boundaries.length) Long.MaxValue else boundaries(b)
 
   /** The first band a row of input j at time t is sent to: bandOf(t - reach(j)), saturating. */
   def firstBand(j: Int, t: Long): Int = {

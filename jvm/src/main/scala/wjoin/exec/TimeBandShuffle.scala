@@ -56,7 +56,7 @@ private[exec] final case class RowsOf(output: Seq[Attribute]) extends LeafExecNo
  * The time-band partitioning of a keyless batch W-join, at RDD level inside
  * [[WindowJoinExec.doExecute]]:
  * {{{
- *   input i ──sample (1 job over all inputs)──> TimeBands (equal-depth, width >= max reach)
+ *   input i ──sample (1 job per input)──> TimeBands (equal-depth, width >= max reach)
  *   input i ──row at t: (b, row) for b in firstBand(i, t) .. bandOf(t)──> shuffle into bands
  *           ──sort each band by time (Spark's spilling sorter)──> band b of every input,
  *                                                                 zipped into one task
@@ -68,15 +68,15 @@ private[exec] object TimeBandShuffle {
   private def sampleSize(maxBands: Int): Double = math.min(math.max(100.0 * maxBands, 10000.0), 1e6)
 
   /**
-   * Equal-depth bands from one sampling job over every input (reservoir per partition, each
-   * sampled time weighted by its partition's non-null row count / sample size).
+   * Equal-depth bands from a sampling job per input (reservoir per partition, each sampled
+   * time weighted by its partition's non-null row count / sample size).
    */
   def bands(inputs: Seq[RDD[InternalRow]], times: Seq[TimeColumn], maxBands: Int, matrix: WindowMatrix): TimeBands = {
     if (maxBands <= 1) return TimeBands.single(matrix)
     val partitions = inputs.map(_.getNumPartitions).sum
     if (partitions == 0) return TimeBands.single(matrix)
     val perPartition = math.max(1, math.ceil(3.0 * sampleSize(maxBands) / partitions).toInt)
-    val sketches = inputs.head.sparkContext.union(inputs.zip(times).zipWithIndex.map { case ((rdd, time), i) =>
+    val sketches = inputs.zip(times).zipWithIndex.flatMap { case ((rdd, time), i) =>
       rdd.mapPartitionsWithIndex { (p, rows) =>
         val rnd = new scala.util.Random(31L * i + p)
         val sample = new Array[Long](perPartition)
@@ -93,12 +93,12 @@ private[exec] object TimeBandShuffle {
           }
         }
         Iterator.single((seen, sample.take(math.min(seen, perPartition.toLong).toInt)))
-      }
-    }).collect()
+      }.collect()
+    }
     val sampled = sketches.filter(_._2.nonEmpty)
     val sampleTimes = sampled.flatMap(_._2)
     val weights = sampled.flatMap { case (count, s) => Array.fill(s.length)(count.toDouble / s.length) }
-    TimeBands.fromSample(sampleTimes, weights, maxBands, matrix)
+    TimeBands.fromSample(sampleTimes.toArray, weights.toArray, maxBands, matrix)
   }
 
   /**

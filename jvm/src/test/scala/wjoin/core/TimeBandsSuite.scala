@@ -19,6 +19,7 @@ class TimeBandsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(Seq(Long.MinValue, 9L, 10L, 19L, 20L, 34L, 35L, Long.MaxValue).map(bands.bandOf) == Seq(0, 0, 1, 1, 2, 2, 3, 3))
     assert((0 until 4).map(bands.lowerOf) == Seq(Long.MinValue, 10L, 20L, 35L))
     assert((0 until 4).map(bands.upperOf) == Seq(10L, 20L, 35L, Long.MaxValue))
+    assert(bands.upperOf(6) == Long.MaxValue) // partitions beyond the last band are empty
     // input 0 reaches 4 back: a row at 22 is needed by combinations starting in [18, 22]
     assert((bands.firstBand(0, 22), bands.lastBand(22)) == (1, 2))
     assert((bands.firstBand(0, 24), bands.lastBand(24)) == (2, 2))
