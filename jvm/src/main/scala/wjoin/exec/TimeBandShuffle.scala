@@ -62,6 +62,8 @@ private[exec] final case class RowsOf(output: Seq[Attribute]) extends LeafExecNo
  *                                                                 zipped into one task
  * }}}
  * Rows with NULL time are counted (numNullRows) before the shuffle and never sent anywhere.
+ * Like Spark's range partitioning, the sampling job reads the inputs once more (a cached
+ * input is read from the cache); the sample is about 100 times per band, at least 10,000.
  */
 private[exec] object TimeBandShuffle {
   /** Sample size for all inputs together, as Spark's RangePartitioner: about 100 per band. */
