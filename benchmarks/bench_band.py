@@ -12,7 +12,7 @@ so it pays off where the window is selective (the default: about 20 partners per
 10 ms); nested loops pay for every pair of rows whatever the window.
 
     .venv/bin/python benchmarks/bench_band.py
-    .venv/bin/python benchmarks/bench_band.py --rows 20000 --window 0.02 --repeats 1
+    .venv/bin/python benchmarks/bench_band.py --rows 200000 --window 0.02 --no-builtin  # bands vs one partition
 """
 from __future__ import annotations
 
@@ -75,6 +75,7 @@ def main():
     p.add_argument("--window", type=float, default=0.01, help="seconds")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--algorithm", default="auto")
+    p.add_argument("--no-builtin", action="store_true", help="time wjoin only (for sizes nested loops cannot do)")
     p.add_argument("--shuffle-partitions", type=int, default=8, help="spark.sql.shuffle.partitions, for both")
     args = p.parse_args()
     spark = session("wjoin-bench-band", shuffle_partitions=args.shuffle_partitions)
@@ -83,29 +84,33 @@ def main():
     dfs = inputs(spark, args.rows, args.rate, args.positions)
     total_in = 3 * args.rows
     results = ours(dfs, args.window, args.d, args.algorithm).count()
-    check = builtin(dfs, args.window, args.d).count()
+    check = results if args.no_builtin else builtin(dfs, args.window, args.d).count()
     alone = single(spark, lambda: ours(dfs, args.window, args.d, args.algorithm).count())
     if not (results == check == alone):
         raise SystemExit(f"result counts differ: wjoin {results}, one partition {alone}, built-in {check}")
-    plan = builtin(dfs, args.window, args.d)._jdf.queryExecution().executedPlan().toString()
+    plan = "" if args.no_builtin else builtin(dfs, args.window, args.d)._jdf.queryExecution().executedPlan().toString()
     joins = sorted({op for op in ("BroadcastNestedLoopJoin", "CartesianProduct", "SortMergeJoin",
                                   "BroadcastHashJoin", "ShuffledHashJoin") if op in plan})
     say(f"\n3 inputs x {args.rows} rows, {args.rate:g} rows/s, x over {args.positions} values, "
-        f"abs(x - x') <= {args.d}, {args.window:g} s window: {results:,} results; "
-        f"Spark's plan uses {', '.join(joins)}")
+        f"abs(x - x') <= {args.d}, {args.window:g} s window: {results:,} results"
+        + ("" if args.no_builtin else f"; Spark's plan uses {', '.join(joins)}"))
     noop(ours(dfs, args.window, args.d, args.algorithm))  # warm-up
     t_ours, t_single, t_builtin = [], [], []
     for _ in range(args.repeats):
         t_ours.append(timed(lambda: noop(ours(dfs, args.window, args.d, args.algorithm))))
         t_single.append(single(spark, lambda: timed(lambda: noop(ours(dfs, args.window, args.d, args.algorithm)))))
-        t_builtin.append(timed(lambda: noop(builtin(dfs, args.window, args.d))))
+        if not args.no_builtin:
+            t_builtin.append(timed(lambda: noop(builtin(dfs, args.window, args.d))))
     for label, ts in (("wjoin, time bands", t_ours), ("wjoin, one partition", t_single),
                       ("Spark built-in", t_builtin)):
+        if not ts:
+            continue
         m = median(ts)
         say(f"  {label:22s} median {m:7.2f} s  {total_in / m:10,.0f} input rows/s   runs "
             + ", ".join(f"{t:.2f}" for t in ts))
-    say(f"  ratio built-in / wjoin (time bands): {median(t_builtin) / median(t_ours):.1f}x;"
-        f" one partition / time bands: {median(t_single) / median(t_ours):.2f}x")
+    if t_builtin:
+        say(f"  ratio built-in / wjoin (time bands): {median(t_builtin) / median(t_ours):.1f}x")
+    say(f"  ratio one partition / time bands: {median(t_single) / median(t_ours):.2f}x")
     for df in dfs:
         df.unpersist()
     spark.stop()
