@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types._
 
-import wjoin.core.{EnginePlan, TupleFilter, WJoinEngine}
+import wjoin.core.{EnginePlan, TimeBands, TupleFilter, WJoinEngine}
 
 /**
  * Runs one partition of a W-join: merges the N time-sorted inputs into one arrival order,
@@ -25,6 +25,9 @@ import wjoin.core.{EnginePlan, TupleFilter, WJoinEngine}
  * @param metrics         the exec node's SQL metrics
  * @param storeAlso       columns to buffer besides those of the output and the residual
  *                        (streaming keeps time and key columns, to rebuild from the state)
+ * @param bands           time bands, when partition b holds band b of every input
+ *                        ([[TimeBands]]): only combinations whose earliest member is in band b
+ *                        are emitted, and input rows were counted before the band shuffle
  */
 class WindowJoinEvaluator(
     inputAttributes: Seq[Seq[Attribute]],
@@ -34,7 +37,8 @@ class WindowJoinEvaluator(
     output: Seq[Attribute],
     plan: EnginePlan,
     metrics: Map[String, SQLMetric],
-    storeAlso: Seq[Attribute] = Nil) extends Serializable {
+    storeAlso: Seq[Attribute] = Nil,
+    bands: Option[TimeBands] = None) extends Serializable {
 
   protected val n = inputAttributes.size
 
@@ -94,7 +98,7 @@ class WindowJoinEvaluator(
 
     val combined = new CombinedRow(storedAttributes.map(_.size))
     val engine = new WJoinEngine(plan, tupleFilter(partitionIndex, combined))
-    new PartitionIterator(inputs.toArray, times, keyOf, engine, outputWriter(combined))
+    new PartitionIterator(partitionIndex, inputs.toArray, times, keyOf, engine, outputWriter(combined))
   }
 
   /** The residual predicate, compiled per (origin, depth) where its inputs are first bound. */
@@ -154,6 +158,7 @@ class WindowJoinEvaluator(
   }
 
   private final class PartitionIterator(
+      partitionIndex: Int,
       inputs: Array[Iterator[InternalRow]],
       times: Array[InternalRow => Long],
       keyOf: Array[InternalRow => AnyRef],
@@ -168,6 +173,9 @@ class WindowJoinEvaluator(
     private var engineFinished = false
     private var done = false
     private var published = false
+    /** Band b owns the combinations whose earliest member is before this (and >= its start). */
+    private val ownedBefore = bands.fold(Long.MaxValue)(_.upperOf(partitionIndex))
+    private var foreign = 0L
     private val started = System.nanoTime()
     Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => publish()))
     (0 until n).foreach(fetch)
@@ -185,30 +193,44 @@ class WindowJoinEvaluator(
     override def hasNext: Boolean = {
       if (ready) return true
       while (!done) {
-        if (engine.next()) { ready = true; return true }
-        var best = -1
-        var i = 0
-        while (i < n) {
-          if (heads(i) != null && (best < 0 || headTimes(i) < headTimes(best))) best = i
-          i += 1
-        }
-        if (best >= 0) {
-          val row = heads(best)
-          val key = keyOf(best)(row)
-          if (plan.hashed && key == null) {
-            nullRows += 1
-            if (plan.counting) engine.countOnly(best, headTimes(best)) // still one of the input's last k rows
-          } else engine.offer(best, headTimes(best), key, copiers(best)(row))
-          fetch(best)
-        } else if (!engineFinished) {
-          engine.finish()
-          engineFinished = true
+        if (engine.next()) {
+          if (ownedBefore == Long.MaxValue || earliest(engine.times) < ownedBefore) { ready = true; return true }
+          // Every member is a replica: a later band owns this combination. Forward evaluation
+          // finds combinations in order of their earliest member, so all that follow are foreign too.
+          foreign += 1
+          if (plan.forward) { done = true; publish(); return false }
         } else {
-          done = true
-          publish()
+          var best = -1
+          var i = 0
+          while (i < n) {
+            if (heads(i) != null && (best < 0 || headTimes(i) < headTimes(best))) best = i
+            i += 1
+          }
+          if (best >= 0) {
+            val row = heads(best)
+            val key = keyOf(best)(row)
+            if (plan.hashed && key == null) {
+              nullRows += 1
+              if (plan.counting) engine.countOnly(best, headTimes(best)) // still one of the input's last k rows
+            } else engine.offer(best, headTimes(best), key, copiers(best)(row))
+            fetch(best)
+          } else if (!engineFinished) {
+            engine.finish()
+            engineFinished = true
+          } else {
+            done = true
+            publish()
+          }
         }
       }
       false
+    }
+
+    private def earliest(times: Array[Long]): Long = {
+      var e = times(0)
+      var i = 1
+      while (i < times.length) { if (times(i) < e) e = times(i); i += 1 }
+      e
     }
 
     override def next(): InternalRow = {
@@ -220,9 +242,11 @@ class WindowJoinEvaluator(
     private def publish(): Unit = if (!published) {
       published = true
       val s = engine.stats
-      metrics("numOutputRows") += s.results
-      metrics("numInputRows") += s.rowsIn.sum + nullRows
-      for (i <- 0 until n) metrics(s"numInputRows$i") += s.rowsIn(i)
+      metrics("numOutputRows") += s.results - foreign
+      if (bands.isEmpty) { // banded: rows were counted once each before the band shuffle
+        metrics("numInputRows") += s.rowsIn.sum + nullRows
+        for (i <- 0 until n) metrics(s"numInputRows$i") += s.rowsIn(i)
+      } else metrics("numForeignCombinations") += foreign
       metrics("numNullRows") += nullRows
       metrics("numEvictedRows") += s.evicted
       metrics("peakBufferedRows") += s.peakBuffered

@@ -4,10 +4,11 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, RowOrdering, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical._
-import org.apache.spark.sql.execution.SparkPlan
+import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.internal.SQLConf
 
-import wjoin.core.{Algorithm, EnginePlan, StreamRows}
+import wjoin.core.{Algorithm, EnginePlan, StreamRows, TimeBands}
 import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
 
 /**
@@ -22,9 +23,15 @@ import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
  * }}}
  *
  * With an equality key shared by all inputs, every child is clustered on its key into the
- * same partitioning, so all rows that can join meet in one partition; without one, all rows
- * go to a single partition. Each child is sorted by its event time, and the evaluator merges
- * the children into one arrival order (the papers' streams).
+ * same partitioning, so all rows that can join meet in one partition. Each child is sorted by
+ * its event time, and the evaluator merges the children into one arrival order (the papers'
+ * streams).
+ *
+ * Without such a key the join is partitioned by event time into bands ([[TimeBands]]): the
+ * children are taken as they are, and `doExecute` samples their times (one job), sends every
+ * row to the bands its windows reach and sorts each band by time ([[TimeBandShuffle]]); the
+ * evaluator of band b emits only the combinations whose earliest member lies in band b. With
+ * `timeBands` = 1 (setting `spark.wjoin.timeBands`) all rows go to a single partition instead.
  *
  * @param inputNames  input names, for EXPLAIN and metrics
  * @param timeColumns each input's event-time column
@@ -34,6 +41,8 @@ import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
  * @param algorithm   the chosen algorithm (never "auto" here)
  * @param output      the output columns: some of the children's, in input order
  * @param children    the planned inputs
+ * @param timeBands   without a key: the most time bands (= partitions) to use, >= 1; 1 means
+ *                    one partition. Ignored with a key.
  */
 case class WindowJoinExec(
     inputNames: Seq[String],
@@ -43,20 +52,31 @@ case class WindowJoinExec(
     windows: WindowSpec,
     algorithm: Algorithm,
     output: Seq[Attribute],
-    children: Seq[SparkPlan]) extends SparkPlan {
+    children: Seq[SparkPlan],
+    timeBands: Int = 1) extends SparkPlan {
+  require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
 
   private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
+
+  /**
+   * Partitioned by event-time bands: no shared key, more than one band allowed, and no ROWS
+   * window (a band does not see the rows before it, so it could not count them).
+   */
+  def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted
 
   @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed, windows.rowLimits)
 
   /** ROWS windows count over a whole input, across keys, so all rows meet in one partition. */
   override def requiredChildDistribution: Seq[Distribution] =
-    if (keys.nonEmpty && !windows.counted) keys.map(k => ClusteredDistribution(k)) else children.map(_ => AllTuples)
+    if (keys.nonEmpty && !windows.counted) keys.map(k => ClusteredDistribution(k))
+    else if (banded) children.map(_ => UnspecifiedDistribution)
+    else children.map(_ => AllTuples)
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    WindowJoinExec.arrivalOrdering(timeColumns, windows, children.map(_.output))
+    if (banded) children.map(_ => Nil) // sorted after the band shuffle
+    else WindowJoinExec.arrivalOrdering(timeColumns, windows, children.map(_.output))
 
-  override def outputPartitioning: Partitioning = {
+  override def outputPartitioning: Partitioning = if (banded) UnknownPartitioning(timeBands) else {
     val partitionings = children.map(_.outputPartitioning)
     if (partitionings.map(_.numPartitions).distinct.size == 1) PartitioningCollection(partitionings)
     else UnknownPartitioning(partitionings.head.numPartitions)
@@ -70,18 +90,42 @@ case class WindowJoinExec(
     "peakBufferedRows" -> SQLMetrics.createMetric(sparkContext, "peak buffered rows (sum over tasks)"),
     "numComparisons" -> SQLMetrics.createMetric(sparkContext, "time-stamp comparisons"),
     "numPredicateEvals" -> SQLMetrics.createMetric(sparkContext, "predicate evaluations"),
-    "joinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "W-join time incl. downstream")
+    "joinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "W-join time incl. downstream"),
+    "numTimeBands" -> SQLMetrics.createMetric(sparkContext, "time bands"),
+    "numReplicatedRows" -> SQLMetrics.createMetric(sparkContext, "row copies sent to a further time band"),
+    "numForeignCombinations" -> SQLMetrics.createMetric(sparkContext,
+      "combinations dropped: earliest member in a later band")
   ) ++ inputNames.indices.map(i =>
     s"numInputRows$i" -> SQLMetrics.createMetric(sparkContext, s"input rows of ${inputNames(i)}"))
 
   override def simpleString(maxFields: Int): String =
     s"WindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""}, " +
-      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan)
+      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan) +
+      s", partitioning=$partitioningText"
+
+  /** EXPLAIN's partitioning: hash on the key, time bands (at most, and their least width), or one. */
+  def partitioningText: String =
+    if (keys.nonEmpty && !windows.counted) "hash(keys)"
+    else if (banded) s"time bands(<= $timeBands, width >= ${windows.render(TimeBands.minWidth(windows.matrix))})"
+    else "single partition"
 
   override protected def doExecute(): RDD[InternalRow] = {
+    val inputs = children.map(_.execute())
+    if (!banded) {
+      val evaluator = new WindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
+        enginePlan, metrics)
+      return new ZippedPartitionsNRDD[InternalRow, InternalRow](inputs, evaluator.eval)
+    }
+    val times = children.indices.map(i => TimeColumn.of(children(i).output, timeColumns(i).asInstanceOf[Attribute]))
+    val bands = TimeBandShuffle.bands(inputs, times, timeBands, windows.matrix)
+    metrics("numTimeBands").set(bands.count.toLong)
+    SQLMetrics.postDriverMetricUpdates(sparkContext,
+      sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY), Seq(metrics("numTimeBands")))
+    val sorted = children.indices.map(i => TimeBandShuffle.partition(inputs(i), i, children(i).output,
+      timeColumns(i).asInstanceOf[Attribute], bands, timeBands, metrics))
     val evaluator = new WindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
-      enginePlan, metrics)
-    new ZippedPartitionsNRDD[InternalRow, InternalRow](children.map(_.execute()), evaluator.eval)
+      enginePlan, metrics, bands = Some(bands))
+    new ZippedPartitionsNRDD[InternalRow, InternalRow](sorted, evaluator.eval)
   }
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): WindowJoinExec =
@@ -124,10 +168,25 @@ object WindowJoinExec {
     }
   }
 
+  /**
+   * Session setting: the most time bands a batch W-join without a shared key is split into
+   * (default `spark.sql.shuffle.partitions`); 1 runs it in a single partition.
+   */
+  val TimeBandsConf = "spark.wjoin.timeBands"
+
+  /** The most time bands to use, from [[TimeBandsConf]]; fails on a value that is not an integer >= 1. */
+  def maxTimeBands(conf: SQLConf): Int = {
+    val text = conf.getConfString(TimeBandsConf, conf.numShufflePartitions.toString).trim
+    val value = scala.util.Try(text.toInt).getOrElse(0)
+    require(value >= 1, s"$TimeBandsConf must be an integer >= 1 (1 = one partition), got '$text'")
+    value
+  }
+
   def apply(w: WindowJoin, children: Seq[SparkPlan]): WindowJoinExec = {
     val choice = choose(w)
+    val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) maxTimeBands(SQLConf.get) else 1
     new WindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows, choice.algorithm,
-      w.output, children)
+      w.output, children, bands)
   }
 
   /** The part of EXPLAIN's node line that batch and streaming W-joins share. */
