@@ -50,6 +50,12 @@ package wjoin.core
  *    Mode 1 / Mode 2 as in batch; rows newer than W wait in the state.
  * `onEvict` reports every row that leaves, so the state store can drop it.
  *
+ * Window strategies ([[WindowStrategy]]): `upper` above is the plan's period matrix
+ * `plan.periods` (the true matrix for "exact"; GCA's single largest window or LCA's local
+ * windows otherwise), and so are the horizons. Each complete candidate is then refined against
+ * the true matrix on the pairs the period matrix is looser on (counted in
+ * `stats.refineRejections`), and rejected if it lies inside `plan.exclude` (`stats.excluded`).
+ *
  * @param plan          closed window matrix, algorithm, per-origin probe orders
  * @param filter        non-window predicate, tested as soon as its inputs are bound
  * @param completeBound rows newer than this may still arrive after finish(): Long.MaxValue in
@@ -58,7 +64,11 @@ package wjoin.core
 final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Long = Long.MaxValue) {
   private val n = plan.n
   private val last = n - 2
-  private val c = Array.tabulate(n * n)(ij => plan.matrix.upper(ij / n, ij % n))
+  // Periods and narrowing follow the strategy's period matrix; `truth` refines candidates.
+  private val c = Array.tabulate(n * n)(ij => plan.periods.upper(ij / n, ij % n))
+  private val truth = Array.tabulate(n * n)(ij => plan.matrix.upper(ij / n, ij % n))
+  private val checkPairs = plan.checkPairs
+  private val excluded: Array[Long] = plan.exclude.map(m => Array.tabulate(n * n)(ij => m.upper(ij / n, ij % n))).orNull
   private val horizon = plan.horizon
   private val forward = plan.forward
   private val streaming = completeBound != Long.MaxValue
@@ -270,7 +280,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
         if (inPeriod) {
           tuple(j) = s.row(p)
           times(j) = tt
-          found = passes(d) && (d == last || narrow(d, j, tt))
+          found = (if (d == last) admitted() && passes(d) else passes(d) && narrow(d, j, tt))
         }
         if (!found) p += 1
       }
@@ -289,6 +299,35 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     }
     depth = -1
     false
+  }
+
+  /**
+   * Refinement of a complete candidate: the true bounds on the pairs the period matrix is
+   * looser on (GCA / LCA), then the excluded matrix (bidirectional: the other direction's
+   * combinations, already emitted there).
+   */
+  private def admitted(): Boolean = {
+    var k = 0
+    while (k < checkPairs.length) {
+      val ij = checkPairs(k)
+      stats.comparisons += 1
+      if (times(ij / n) - times(ij % n) > truth(ij)) { stats.refineRejections += 1; return false }
+      k += 1
+    }
+    if (excluded != null) {
+      var ij = 0
+      var inside = true
+      while (inside && ij < n * n) {
+        val b = excluded(ij)
+        if (ij / n != ij % n && b != WindowMatrix.Inf) {
+          stats.comparisons += 1
+          inside = times(ij / n) - times(ij % n) <= b
+        }
+        ij += 1
+      }
+      if (inside) { stats.excluded += 1; return false }
+    }
+    true
   }
 
   private def passes(d: Int): Boolean = {

@@ -54,12 +54,13 @@ object EngineRunner {
 object EngineFixtures {
   def names(n: Int) = (0 until n).map(i => ('A' + i).toChar.toString)
 
-  /** Every algorithm and access path the engine offers for a query. */
-  def plans(matrix: WindowMatrix, keyed: Boolean): Seq[(String, EnginePlan)] =
-    Seq("nlw" -> new EnginePlan(matrix, Algorithm.NLW, hashed = false),
-      "mw-scan" -> new EnginePlan(matrix, Algorithm.MW, hashed = false)) ++
-      (if (keyed) Seq("hw" -> new EnginePlan(matrix, Algorithm.HW, hashed = true),
-        "mw-hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true)) else Nil)
+  /** Every algorithm, access path and window strategy the engine offers for a query. */
+  def plans(matrix: WindowMatrix, keyed: Boolean, exclude: Option[WindowMatrix] = None): Seq[(String, EnginePlan)] =
+    for {
+      strategy <- Seq(WindowStrategy.Exact, WindowStrategy.GCA, WindowStrategy.LCA)
+      (name, algorithm, hashed) <- Seq(("nlw", Algorithm.NLW, false), ("mw-scan", Algorithm.MW, false)) ++
+        (if (keyed) Seq(("hw", Algorithm.HW, true), ("mw-hash", Algorithm.MW, true)) else Nil)
+    } yield s"$name/$strategy" -> new EnginePlan(matrix, algorithm, hashed, strategy, exclude)
 
   def rows(n: Int, perInput: Int, maxTime: Int, keys: Int, seed: Long): Seq[TRow] = {
     val rnd = new scala.util.Random(seed)
