@@ -47,7 +47,7 @@ case class WindowJoinExec(
 
   private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
 
-  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed)
+  @transient lazy val enginePlan: EnginePlan = windows.enginePlan(algorithm, hashed)
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (keys.nonEmpty) keys.map(k => ClusteredDistribution(k)) else children.map(_ => AllTuples)
@@ -68,6 +68,10 @@ case class WindowJoinExec(
     "peakBufferedRows" -> SQLMetrics.createMetric(sparkContext, "peak buffered rows (sum over tasks)"),
     "numComparisons" -> SQLMetrics.createMetric(sparkContext, "time-stamp comparisons"),
     "numPredicateEvals" -> SQLMetrics.createMetric(sparkContext, "predicate evaluations"),
+    "numRefineRejections" -> SQLMetrics.createMetric(sparkContext,
+      "candidates of the GCA / LCA periods rejected by the true windows"),
+    "numExcludedCombinations" -> SQLMetrics.createMetric(sparkContext,
+      "bidirectional: combinations left to the other direction"),
     "joinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "W-join time incl. downstream")
   ) ++ inputNames.indices.map(i =>
     s"numInputRows$i" -> SQLMetrics.createMetric(sparkContext, s"input rows of ${inputNames(i)}"))
@@ -116,6 +120,7 @@ object WindowJoinExec {
     s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
       s"windows=${windows.describe(inputNames)}" +
       (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
+      s", window strategy=${enginePlan.describeStrategy(inputNames, windows.render)}" +
       s", probe order=[${enginePlan.describe(inputNames)}]"
   }
 }
