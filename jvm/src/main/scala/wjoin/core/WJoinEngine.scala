@@ -280,7 +280,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
         if (inPeriod) {
           tuple(j) = s.row(p)
           times(j) = tt
-          found = (if (d == last) admitted() && passes(d) else passes(d) && narrow(d, j, tt))
+          found = passes(d) && (if (d == last) admitted() else narrow(d, j, tt))
         }
         if (!found) p += 1
       }
@@ -302,7 +302,8 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
   }
 
   /**
-   * Refinement of a complete candidate: the true bounds on the pairs the period matrix is
+   * Refinement of a complete candidate (after the join predicate, as in paper 000's filter
+   * step: a selective predicate spares most candidates the pair tests): the true bounds on the pairs the period matrix is
    * looser on (GCA / LCA), then the excluded matrix (bidirectional: the other direction's
    * combinations, already emitted there).
    */
