@@ -40,7 +40,7 @@ def test_every_strategy_equals_spark_join(spark, abc, strategy, algorithm):
 def test_explain_names_the_strategy(abc):
     df = wjoin.wjoin(abc, on="k", time="t", windows=PER_PAIR, algorithm="mw", window_strategy="lca")
     plan = df._jdf.queryExecution().executedPlan().toString()
-    assert "window strategy=lca (local windows A=5 B=5 C=3" in plan, plan
+    assert "window strategy=lca (local windows A=5 B=5 C=3, refine 3 bounds)" in plan, plan
 
 
 def test_bidirectional_is_the_union_of_both_directions_once(spark, abc):
