@@ -93,3 +93,25 @@ def test_bidirectional_needs_directed_terms(spark, abc):
 def test_bidirectional_rejects_a_uniform_window(spark, abc):
     fails(spark, ValueError, r"bidirectional=True reverses a path of DWINDOW terms, but window= is a window for "
                              r"every pair", lambda: wjoin.wjoin(abc, time="t", window=3, bidirectional=True))
+
+
+@pytest.mark.parametrize("options", [dict(window_strategy="lca", algorithm="mw"),
+                                     dict(window_strategy="gca", algorithm="hw"),
+                                     dict(bidirectional=True)])
+def test_streaming_equals_batch(spark, tmp_path, options):
+    from test_streaming import Streams, flush_rows, ids, real, run_to_end
+    s = Streams(spark, tmp_path / "in")
+    s.add([(1, 10, 1), (2, 11, 2)], [(1, 12, 3)], [(1, 14, 4), (2, 9, 5)])
+    s.add([(1, 20, 6)], [(2, 13, 7), (1, 21, 8)], [(1, 19, 9), (1, 9, 15)])
+    s.add([(2, 40, 10)], [(2, 41, 11), (1, 15, 12)], [(2, 39, 13), (1, 11, 14)])
+    s.add(*flush_rows(3))
+    terms = "DWINDOW(A,B) = [0 seconds, 5 seconds] AND DWINDOW(B,C) = [0 seconds, 8 seconds]"
+    sink = {}
+    a, b, c = s.streams()
+    run_to_end(ids(a.wjoin(b, c, on="k", time="ts", windows=terms, **options), 3), str(tmp_path / "ck"), sink)
+    got = bag(real(r for rows in sink.values() for r in rows))
+    expected = bag(real(rows_of(ids(wjoin.wjoin(s.static()[:3], on="k", time="ts", windows=terms, **options), 3))))
+    assert expected and got == expected
+    if options.get("bidirectional"):
+        one_way = rows_of(ids(wjoin.wjoin(s.static()[:3], on="k", time="ts", windows=terms), 3))
+        assert len(expected) > len(bag(real(one_way))), "the data must have reverse-path combinations"
