@@ -110,7 +110,7 @@ object WJoin extends PredicateHelper {
       s"unknown algorithm '$name'; use one of auto, ${Algorithm.all.map(_.name).mkString(", ")}")
 
   /** Fails unless `name` is a window strategy (auto, exact, gca, lca). */
-  def requireKnownWindowStrategy(name: String): WindowStrategy = WindowStrategy.require(name)
+  def requireKnownWindowStrategy(name: String): WindowStrategy = WindowStrategy.parseOrFail(name)
 
   /** The checks that need no plan: at least 2 inputs, one unique name each, a known algorithm. */
   private def requireInputNames(inputNames: Seq[String], n: Int, algorithm: String): Unit = {

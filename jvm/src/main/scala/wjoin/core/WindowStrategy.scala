@@ -52,7 +52,7 @@ object WindowStrategy {
     Option(text).flatMap(t => all.find(_.name == t.trim.toLowerCase(Locale.ROOT)))
 
   /** Fails with the accepted values unless `text` names a strategy. */
-  def require(text: String): WindowStrategy = parse(text).getOrElse(throw new IllegalArgumentException(
+  def parseOrFail(text: String): WindowStrategy = parse(text).getOrElse(throw new IllegalArgumentException(
     s"unknown window strategy '$text'; use one of ${all.map(_.name).mkString(", ")}"))
 
   /**

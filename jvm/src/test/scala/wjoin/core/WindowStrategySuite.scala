@@ -183,7 +183,7 @@ class WindowStrategySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   test("strategy names parse case-insensitively and unknown ones name the choices") {
     assert(WindowStrategy.parse(" LCA ").contains(WindowStrategy.LCA))
     assert(WindowStrategy.resolve(WindowStrategy.Auto) == WindowStrategy.Exact)
-    val e = intercept[IllegalArgumentException](WindowStrategy.require("lcaa"))
+    val e = intercept[IllegalArgumentException](WindowStrategy.parseOrFail("lcaa"))
     assert(e.getMessage.contains("'lcaa'") && e.getMessage.contains("auto, exact, gca, lca"))
   }
 }
