@@ -355,12 +355,15 @@ def check_scenario(spark, scenario):
     event("no result" if not expected else "1-3 results" if len(expected) <= 3 else "4+ results")
     target(float(len(expected)))  # steer generation towards examples with many combinations
     algorithms = ["auto", "nlw", "hw", "mw"] if keyed else ["auto", "nlw", "mw"]
-    results = [normalized(wjoin.wjoin(dfs, algorithm=a, **options), a) for a in algorithms]
-    got = {a: [] for a in algorithms}
+    # Plus the conservative window strategies of paper 000 Sec. 5.1 (GCA / LCA, then refine).
+    variants = [(a, "auto") for a in algorithms] + [("mw", "gca"), ("mw", "lca"), ("nlw", "lca")]
+    results = [normalized(wjoin.wjoin(dfs, algorithm=a, window_strategy=s, **options), f"{a}/{s}")
+               for a, s in variants]
+    got = {f"{a}/{s}": [] for a, s in variants}
     for row in reduce(DataFrame.unionAll, results).collect():
         got[row[0]].append(tuple(row[1:]))
-    for a in algorithms:
-        assert bag(got[a]) == expected, f"algorithm {a}, windows {options}"
+    for label in got:
+        assert bag(got[label]) == expected, f"algorithm/strategy {label}, windows {options}"
 
 
 @given(scenario=scenarios())

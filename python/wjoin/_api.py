@@ -15,6 +15,7 @@ from pyspark.sql import types as T
 from ._windows import length_text, terms_text
 
 ALGORITHMS = ("auto", "nlw", "hw", "mw")
+WINDOW_STRATEGIES = ("auto", "exact", "gca", "lca")
 _INTEGRAL = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
 _TIMESTAMP = (T.TimestampType, T.TimestampNTZType)
 
@@ -130,7 +131,8 @@ def _on(on) -> tuple[list[str], Column | None]:
     return names, condition
 
 
-def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto") -> DataFrame:
+def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto",
+          window_strategy: str = "auto", bidirectional: bool = False) -> DataFrame:
     """The W-join of ``inputs``: every combination of one row per input within the window(s).
 
     inputs     list of DataFrames (named by alias, else A, B, C, ...) or dict name -> DataFrame
@@ -144,9 +146,27 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
                a dict {("A", "B"): "5 minutes", ("B", "C"): (low, high)} or a list of terms and
                wjoin.directed("A", "B", high, low)
     algorithm  "auto" (HW-join with a shared equality key, else MW-join), "nlw", "hw" or "mw"
+    window_strategy
+               how the engine bounds its periods when windows differ per pair (paper 000
+               Sec. 5.1): "exact" (the closed per-pair windows), "gca" (the largest window for
+               every pair, then refine), "lca" (each input's largest local window, then refine)
+               or "auto" (= "exact"); the result is the same for all
+    bidirectional
+               True with only DWINDOW terms: the path or the reversed path (DWINDOW(A,B) read
+               as DWINDOW(B,A) as well), each combination once (paths ABCD or DCBA)
     """
     if not isinstance(algorithm, str) or algorithm.lower() not in ALGORITHMS:
         raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if not isinstance(window_strategy, str):
+        raise TypeError(f"window_strategy: expected a string ({', '.join(WINDOW_STRATEGIES)}), got "
+                        f"{type(window_strategy).__name__}")
+    if window_strategy.strip().lower() not in WINDOW_STRATEGIES:
+        raise ValueError(f"window_strategy: expected one of {', '.join(WINDOW_STRATEGIES)}, got {window_strategy!r}")
+    if not isinstance(bidirectional, bool):
+        raise TypeError(f"bidirectional: expected True or False, got {type(bidirectional).__name__} {bidirectional!r}")
+    if bidirectional and window is not None:
+        raise ValueError("bidirectional=True reverses a path of DWINDOW terms, but window= is a window for every "
+                         "pair (not directed); give windows=\"DWINDOW(A,B) = ... AND DWINDOW(B,C) = ...\"")
     _, dfs0 = _inputs(inputs)
     spark = dfs0[0].sparkSession
     names, dfs = _names(inputs, spark)
@@ -172,7 +192,8 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
     try:
         jdf = _facade(spark).create([df._jdf for df in dfs], names, on_names,
                                     None if condition is None else condition._jc,
-                                    times, window_text, windows_text, algorithm.lower())
+                                    times, window_text, windows_text, algorithm.lower(),
+                                    window_strategy.strip().lower(), bidirectional)
     except (IllegalArgumentException, AnalysisException) as e:
         raise ValueError(getattr(e, "_desc", None) or str(e)) from None
     return DataFrame(jdf, spark)

@@ -5,12 +5,13 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.analysis.Resolver
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo, Expression, PredicateHelper}
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias, UnaryNode, View}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias, UnaryNode, Union, View}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.core.{Algorithm, Durations, UniformWindow, WindowMatrix, WindowTerm, WindowTermParser}
+import wjoin.core.{Algorithm, DirectedWindow, Durations, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm,
+  WindowTermParser}
 import wjoin.plan.{PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
 
 /**
@@ -40,7 +41,9 @@ object WJoin extends PredicateHelper {
       timeColumns: Seq[String] = Nil,
       window: Option[String] = None,
       windowTerms: Option[String] = None,
-      algorithmName: String = "auto") {
+      algorithmName: String = "auto",
+      strategyName: String = "auto",
+      bothDirections: Boolean = false) {
     /** Equi-join on columns present in every input; each appears once in the output. */
     def on(columns: String*): Builder = copy(onColumns = onColumns ++ columns)
     /** A boolean condition over the inputs' columns (AND-ed with earlier ones). */
@@ -53,9 +56,16 @@ object WJoin extends PredicateHelper {
     def windows(terms: String): Builder = copy(windowTerms = Some(terms))
     /** "auto" (default), "nlw", "hw" or "mw". */
     def algorithm(name: String): Builder = copy(algorithmName = name)
+    /** How periods are bounded: "auto" (default), "exact", "gca" or "lca" ([[WindowStrategy]]). */
+    def windowStrategy(name: String): Builder = copy(strategyName = name)
+    /**
+     * With only DWINDOW terms: the path and the reversed path (every DWINDOW(A,B) = [lo, hi]
+     * read as DWINDOW(B,A) = [lo, hi]), each combination once (paper 000 Sec. 5.2: ABCD or DCBA).
+     */
+    def bidirectional(enabled: Boolean): Builder = copy(bothDirections = enabled)
 
     def toDF: DataFrame = create(inputs.asJava, names.asJava, onColumns.asJava, onCondition.orNull,
-      timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName)
+      timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName, strategyName, bothDirections)
   }
 
   /**
@@ -99,6 +109,9 @@ object WJoin extends PredicateHelper {
     require(Algorithm.parse(name).isDefined || name == "auto",
       s"unknown algorithm '$name'; use one of auto, ${Algorithm.all.map(_.name).mkString(", ")}")
 
+  /** Fails unless `name` is a window strategy (auto, exact, gca, lca). */
+  def requireKnownWindowStrategy(name: String): WindowStrategy = WindowStrategy.parseOrFail(name)
+
   /** The checks that need no plan: at least 2 inputs, one unique name each, a known algorithm. */
   private def requireInputNames(inputNames: Seq[String], n: Int, algorithm: String): Unit = {
     require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
@@ -131,7 +144,24 @@ object WJoin extends PredicateHelper {
       timeColumns: java.util.List[String],
       window: String,
       windows: String,
-      algorithm: String): DataFrame = {
+      algorithm: String): DataFrame =
+    create(inputs, names, onColumns, onCondition, timeColumns, window, windows, algorithm, "auto", false)
+
+  /**
+   * [[create]] with a window strategy ("auto", "exact", "gca", "lca") and, for paths of DWINDOW
+   * terms only, `bidirectional`: the path or its reverse, each combination once.
+   */
+  def create(
+      inputs: java.util.List[DataFrame],
+      names: java.util.List[String],
+      onColumns: java.util.List[String],
+      onCondition: Column,
+      timeColumns: java.util.List[String],
+      window: String,
+      windows: String,
+      algorithm: String,
+      windowStrategy: String,
+      bidirectional: Boolean): DataFrame = {
     val dfs = inputs.asScala.toSeq
     val inputNames = names.asScala.toSeq
     val n = dfs.size
@@ -147,7 +177,7 @@ object WJoin extends PredicateHelper {
 
     val condition = Option(onCondition).map(SparkBridge.expression(spark, _))
     SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
-      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm))
+      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, windowStrategy, bidirectional))
   }
 
   /**
@@ -164,8 +194,11 @@ object WJoin extends PredicateHelper {
    * @param window      Form 1 window length
    * @param windows     window terms in the papers' syntax
    * @param algorithm   "auto", "nlw", "hw" or "mw"
-   * @return the [[WindowJoin]], under a Filter for Python UDFs over several inputs and a
-   *         Project that keeps each `onColumns` column once, when there are such
+   * @param windowStrategy "auto", "exact", "gca" or "lca" ([[WindowStrategy]])
+   * @param bidirectional  only DWINDOW terms: Union(path, reversed path excluding the path)
+   * @return the [[WindowJoin]] (a Union of two for `bidirectional`), under a Filter for Python
+   *         UDFs over several inputs and a Project that keeps each `onColumns` column once,
+   *         when there are such
    */
   def plan(
       plans: Seq[LogicalPlan],
@@ -175,9 +208,12 @@ object WJoin extends PredicateHelper {
       timeColumns: Seq[String],
       window: Option[String],
       windows: Option[String],
-      algorithm: String): LogicalPlan = {
+      algorithm: String,
+      windowStrategy: String = "auto",
+      bidirectional: Boolean = false): LogicalPlan = {
     val n = plans.size
     requireInputNames(inputNames, n, algorithm)
+    val strategy = requireKnownWindowStrategy(windowStrategy)
     val resolver = SQLConf.get.resolver
 
     // Give every input its name as qualifier and its own attribute ids (the same DataFrame
@@ -223,8 +259,12 @@ object WJoin extends PredicateHelper {
     val matrix = WindowMatrix.close(terms, inputNames)
 
     val output = WindowJoin.outputOf(children, times.head)
-    val join = WindowJoin(children, inputNames, times, condition, WindowSpec(terms, matrix, integral), algorithm,
-      output)
+    val spec = WindowSpec(terms, matrix, integral, strategy)
+    val forward = WindowJoin(children, inputNames, times, condition, spec, algorithm, output)
+    val join = if (!bidirectional) forward else {
+      val backward = reversedPath(terms, inputNames, spec)
+      Union(Seq(forward, forward.copy(windows = backward)))
+    }
     val filtered = if (pythonConjuncts.isEmpty) join else Filter(pythonConjuncts.reduce(And), join)
     if (onColumns.isEmpty) filtered else {
       val keyCols = onColumns.map(name => column(children.head, name, inputNames.head, "join", resolver))
@@ -232,6 +272,22 @@ object WJoin extends PredicateHelper {
       val byId = output.map(a => a.exprId -> a).toMap
       Project(keyCols.map(a => byId(a.exprId)) ++ output.filterNot(a => keyIds(a.exprId)), filtered)
     }
+  }
+
+  /**
+   * The second half of a bidirectional path query: every DWINDOW(A,B) = [lo, hi] reversed to
+   * DWINDOW(B,A) = [lo, hi], excluding the combinations the path `spec` itself matches.
+   */
+  private def reversedPath(terms: Seq[WindowTerm], names: Seq[String], spec: WindowSpec): WindowSpec = {
+    val undirected = terms.filterNot(_.isInstanceOf[DirectedWindow]).map(t => s"'${t.text}'")
+    require(undirected.isEmpty, s"bidirectional=true reverses a path of DWINDOW terms, but " +
+      s"${undirected.mkString(", ")} ${if (undirected.size == 1) "is" else "are"} not directed; write every term as " +
+      "DWINDOW(A,B) = <length> or [<low>, <high>], or drop bidirectional")
+    val reversed = terms.collect { case d: DirectedWindow =>
+      val value = d.text.substring(d.text.indexOf('=') + 1).trim
+      DirectedWindow(d.b, d.a, d.lo, d.hi, s"DWINDOW(${names(d.b)},${names(d.a)}) = $value")
+    }
+    WindowSpec(reversed, WindowMatrix.close(reversed, names), spec.integralTime, spec.strategy, excluding = Some(spec))
   }
 
   /** The default time column: the input's only timestamp or timestamp_ntz column. */

@@ -33,16 +33,30 @@ object Algorithm {
  * triggers an enumeration): the probe order of the other inputs and which pairs still need
  * a window test once a member is bound. Built on the driver, shipped to tasks.
  *
+ * Periods, narrowing, probe orders and eviction horizons come from the period matrix
+ * `periods` of the window strategy ([[WindowStrategy]]: the true matrix for "exact", a
+ * conservative one for GCA / LCA); a complete candidate is emitted only if it satisfies the
+ * true `matrix` on every pair where `periods` is looser (`checkPairs`, the refinement) and,
+ * with `exclude`, does not satisfy every bound of `exclude` (the second half of a
+ * bidirectional path query).
+ *
  * @param matrix    closed difference bounds, upper(i, j) >= ts_i - ts_j
  * @param algorithm NLW / HW (backward evaluation) or MW (forward evaluation)
  * @param hashed    rows carry an equality key and windows are hash buckets on it
+ * @param requestedStrategy how periods are bounded; "auto" is resolved by [[WindowStrategy.resolve]]
+ * @param exclude   combinations satisfying every bound of this closed matrix are not emitted
+ * @param explicitPeriods a period matrix to use instead of the strategy's (benchmarks: GCA / LCA
+ *                  computed from the user's terms before closure, as in paper 000); must not be
+ *                  tighter than `matrix` on any pair
  * @param rowLimits per input, its ROWS window (the last k rows of the input) or
  *                  [[StreamRows.NoLimit]]; null for none at all
  */
 final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed: Boolean,
-    rowLimits: Array[Long] = null) extends Serializable {
+    requestedStrategy: WindowStrategy = WindowStrategy.Exact, val exclude: Option[WindowMatrix] = None,
+    explicitPeriods: Option[WindowMatrix] = None, rowLimits: Array[Long] = null) extends Serializable {
   require(algorithm != Algorithm.HW || hashed, "HW-join needs an equality key shared by all inputs")
   require(algorithm != Algorithm.NLW || !hashed, "NLW-join scans whole windows; it takes no hash key")
+  require(exclude.forall(_.n == matrix.n), s"the excluded matrix must have ${matrix.n} inputs")
 
   val n: Int = matrix.n
   /** Per input, the length of its count-based window ([[StreamRows.NoLimit]]: none). */
@@ -52,13 +66,26 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
   val counting: Boolean = rowLimit.exists(_ != StreamRows.NoLimit)
   /** Forward evaluation (MW-join): a combination is found from its oldest member. */
   val forward: Boolean = algorithm == Algorithm.MW
-  /** A row of input j can join only with rows at most horizon(j) later than it. */
-  val horizon: Array[Long] = Array.tabulate(n)(matrix.horizon)
+  /** The strategy in effect (never Auto). */
+  val strategy: WindowStrategy = WindowStrategy.resolve(requestedStrategy)
+  require(strategy == WindowStrategy.Exact || !rowLimit.exists(_ != StreamRows.NoLimit),
+    s"window strategy '$strategy' widens every window to the largest one, and a ROWS window leaves some pairs " +
+      "without a time bound, so nothing would ever leave the state; use window strategy 'exact' or 'auto'")
+  /** The conservative matrix behind periods and horizons; `matrix` itself for "exact". */
+  val periods: WindowMatrix = explicitPeriods.getOrElse(WindowStrategy.periodMatrix(strategy, matrix))
+  require(periods.n == n, s"the period matrix must have $n inputs")
+  require((0 until n).forall(i => (0 until n).forall(j => periods.upper(i, j) >= matrix.upper(i, j))),
+    s"the period matrix of strategy $strategy must not be tighter than the window matrix")
+  /** Flat pairs i * n + j refined on each candidate: periods.upper(i, j) > matrix.upper(i, j). */
+  val checkPairs: Array[Int] =
+    (0 until n * n).filter(ij => periods.upper(ij / n, ij % n) > matrix.upper(ij / n, ij % n)).toArray
+  /** A row of input j can join only with rows at most horizon(j) later than it (per `periods`). */
+  val horizon: Array[Long] = Array.tabulate(n)(periods.horizon)
 
   /** Width of input j's initial period around a row of input o. */
   private def periodWidth(o: Int, j: Int): Long = {
-    val later = if (forward) matrix.upper(j, o) else math.min(0L, matrix.upper(j, o))
-    val earlier = if (forward) math.min(0L, matrix.upper(o, j)) else matrix.upper(o, j)
+    val later = if (forward) periods.upper(j, o) else math.min(0L, periods.upper(j, o))
+    val earlier = if (forward) math.min(0L, periods.upper(o, j)) else periods.upper(o, j)
     WindowMatrix.add(later, earlier)
   }
 
@@ -80,10 +107,10 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
       if (m == j || m == o || j == o) false
       else if (!forward) true
       else {
-        val loOf = (x: Int) => math.max(0L, -matrix.upper(o, x))
-        val hiOf = (x: Int) => matrix.upper(x, o)
+        val loOf = (x: Int) => math.max(0L, -periods.upper(o, x))
+        val hiOf = (x: Int) => periods.upper(x, o)
         def implied(a: Int, b: Int): Boolean = // max(ts_a - ts_b) over both periods <= upper(a, b)
-          matrix.upper(a, b) == WindowMatrix.Inf || hiOf(a) - loOf(b) <= matrix.upper(a, b)
+          periods.upper(a, b) == WindowMatrix.Inf || hiOf(a) - loOf(b) <= periods.upper(a, b)
         !(implied(j, m) && implied(m, j))
       }
     }
@@ -100,4 +127,14 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
 
   def describe(names: Seq[String]): String =
     (0 until n).map(o => s"${names(o)}: ${probeOrder(o).map(names).mkString("->")}").mkString("; ")
+
+  /** EXPLAIN's text for the strategy: its name, and for GCA / LCA the pairs refined. */
+  def describeStrategy(names: Seq[String], render: Long => String): String = strategy match {
+    case WindowStrategy.Exact => "exact"
+    case s =>
+      val local = WindowStrategy.localWindows(matrix)
+      val how = if (s == WindowStrategy.GCA) s"single window ${render(local.max)}"
+        else s"local windows ${names.indices.map(j => s"${names(j)}=${render(local(j))}").mkString(" ")}"
+      s"${s.name} ($how, refine ${checkPairs.length} bounds)"
+  }
 }

@@ -7,6 +7,10 @@ final class JoinStats(n: Int) {
   /** Time-stamp comparisons: period inclusion tests and binary-search steps. */
   var comparisons: Long = 0
   var predicateEvals: Long = 0
+  /** Candidates of a conservative period matrix (GCA / LCA) that failed the true windows. */
+  var refineRejections: Long = 0
+  /** Candidates inside the excluded matrix (bidirectional: found by the other direction). */
+  var excluded: Long = 0
   var evicted: Long = 0
   var buffered: Long = 0
   var peakBuffered: Long = 0

@@ -61,6 +61,12 @@ package wjoin.core
  * once k newer rows of j arrived (the circular buffer's overwrite); forward evaluation sweeps
  * a row of j as soon as that holds, even before its time horizon passed.
  *
+ * Window strategies ([[WindowStrategy]]): `upper` above is the plan's period matrix
+ * `plan.periods` (the true matrix for "exact"; GCA's single largest window or LCA's local
+ * windows otherwise), and so are the horizons. Each complete candidate is then refined against
+ * the true matrix on the pairs the period matrix is looser on (counted in
+ * `stats.refineRejections`), and rejected if it lies inside `plan.exclude` (`stats.excluded`).
+ *
  * @param plan          closed window matrix, algorithm, per-origin probe orders
  * @param filter        non-window predicate, tested as soon as its inputs are bound
  * @param completeBound rows newer than this may still arrive after finish(): Long.MaxValue in
@@ -69,7 +75,11 @@ package wjoin.core
 final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Long = Long.MaxValue) {
   private val n = plan.n
   private val last = n - 2
-  private val c = Array.tabulate(n * n)(ij => plan.matrix.upper(ij / n, ij % n))
+  // Periods and narrowing follow the strategy's period matrix; `truth` refines candidates.
+  private val c = Array.tabulate(n * n)(ij => plan.periods.upper(ij / n, ij % n))
+  private val truth = Array.tabulate(n * n)(ij => plan.matrix.upper(ij / n, ij % n))
+  private val checkPairs = plan.checkPairs
+  private val excluded: Array[Long] = plan.exclude.map(m => Array.tabulate(n * n)(ij => m.upper(ij / n, ij % n))).orNull
   private val horizon = plan.horizon
   private val forward = plan.forward
   private val streaming = completeBound != Long.MaxValue
@@ -333,7 +343,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
             tuple(j) = stamps(j).row
           } else tuple(j) = s.row(p)
           times(j) = tt
-          found = (!counting || countsHold(d)) && passes(d) && (d == last || narrow(d, j, tt))
+          found = (!counting || countsHold(d)) && passes(d) && (if (d == last) admitted() else narrow(d, j, tt))
         }
         if (!found) p += 1
       }
@@ -372,6 +382,36 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
       val j = if (k < 0) origin else order(k)
       if (rowLimit(j) != StreamRows.NoLimit && newest.counts(j) - stamps(j).counts(j) >= rowLimit(j)) return false
       k += 1
+    }
+    true
+  }
+
+  /**
+   * Refinement of a complete candidate (after the join predicate, as in paper 000's filter
+   * step: a selective predicate spares most candidates the pair tests): the true bounds on the pairs the period matrix is
+   * looser on (GCA / LCA), then the excluded matrix (bidirectional: the other direction's
+   * combinations, already emitted there).
+   */
+  private def admitted(): Boolean = {
+    var k = 0
+    while (k < checkPairs.length) {
+      val ij = checkPairs(k)
+      stats.comparisons += 1
+      if (times(ij / n) - times(ij % n) > truth(ij)) { stats.refineRejections += 1; return false }
+      k += 1
+    }
+    if (excluded != null) {
+      var ij = 0
+      var inside = true
+      while (inside && ij < n * n) {
+        val b = excluded(ij)
+        if (ij / n != ij % n && b != WindowMatrix.Inf) {
+          stats.comparisons += 1
+          inside = times(ij / n) - times(ij % n) <= b
+        }
+        ij += 1
+      }
+      if (inside) { stats.excluded += 1; return false }
     }
     true
   }

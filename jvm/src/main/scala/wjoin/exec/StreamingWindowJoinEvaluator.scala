@@ -75,6 +75,7 @@ final class StreamingWindowJoinEvaluator(
           metrics("numEvictedRows") += s.evicted
           metrics("numComparisons") += s.comparisons
           metrics("numPredicateEvals") += s.predicateEvals
+          metrics("numRefineRejections") += s.refineRejections
           metrics("numUpdatedStateRows") += state.added
           metrics("numRemovedStateRows") += state.removed
           for (i <- 0 until n) metrics(s"numStateRows$i") += state.live(i)

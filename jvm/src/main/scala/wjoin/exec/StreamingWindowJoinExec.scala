@@ -71,7 +71,7 @@ case class StreamingWindowJoinExec(
 
   private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
 
-  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed, windows.rowLimits)
+  @transient lazy val enginePlan: EnginePlan = windows.enginePlan(algorithm, hashed)
 
   /** Schema of the state store: chunks of rows, see [[StreamingWindowJoinEvaluator]]. */
   private val stateKeySchema = new StructType().add("input", IntegerType).add("chunk", LongType)
@@ -100,7 +100,8 @@ case class StreamingWindowJoinExec(
     StatefulOperatorCustomSumMetric("numNullRows", "input rows with NULL time or key (never match)"),
     StatefulOperatorCustomSumMetric("numEvictedRows", "rows evicted from windows"),
     StatefulOperatorCustomSumMetric("numComparisons", "time-stamp comparisons"),
-    StatefulOperatorCustomSumMetric("numPredicateEvals", "predicate evaluations")
+    StatefulOperatorCustomSumMetric("numPredicateEvals", "predicate evaluations"),
+    StatefulOperatorCustomSumMetric("numRefineRejections", "candidates of the GCA / LCA periods rejected by the true windows")
   ) ++ inputNames.indices.map(i =>
     StatefulOperatorCustomSumMetric(s"numStateRows$i", s"state rows of ${inputNames(i)}"))
 

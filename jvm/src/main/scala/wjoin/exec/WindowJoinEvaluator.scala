@@ -252,6 +252,8 @@ class WindowJoinEvaluator(
       metrics("peakBufferedRows") += s.peakBuffered
       metrics("numComparisons") += s.comparisons
       metrics("numPredicateEvals") += s.predicateEvals
+      metrics("numRefineRejections") += s.refineRejections
+      metrics("numExcludedCombinations") += s.excluded
       metrics("joinTime") += System.nanoTime() - started
     }
   }

@@ -64,7 +64,7 @@ case class WindowJoinExec(
    */
   def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted
 
-  @transient lazy val enginePlan: EnginePlan = new EnginePlan(windows.matrix, algorithm, hashed, windows.rowLimits)
+  @transient lazy val enginePlan: EnginePlan = windows.enginePlan(algorithm, hashed)
 
   /** ROWS windows count over a whole input, across keys, so all rows meet in one partition. */
   override def requiredChildDistribution: Seq[Distribution] =
@@ -94,7 +94,12 @@ case class WindowJoinExec(
     "numTimeBands" -> SQLMetrics.createMetric(sparkContext, "time bands"),
     "numReplicatedRows" -> SQLMetrics.createMetric(sparkContext, "row copies sent to a further time band"),
     "numForeignCombinations" -> SQLMetrics.createMetric(sparkContext,
-      "combinations dropped: earliest member in a later band")
+      "combinations dropped: earliest member in a later band"),
+    "numRefineRejections" -> SQLMetrics.createMetric(sparkContext,
+      "candidates of the GCA / LCA periods rejected by the true windows"),
+    "numExcludedCombinations" -> SQLMetrics.createMetric(sparkContext,
+      "bidirectional: combinations left to the other direction"),
+    "joinTime" -> SQLMetrics.createNanoTimingMetric(sparkContext, "W-join time incl. downstream")
   ) ++ inputNames.indices.map(i =>
     s"numInputRows$i" -> SQLMetrics.createMetric(sparkContext, s"input rows of ${inputNames(i)}"))
 
@@ -196,6 +201,7 @@ object WindowJoinExec {
     s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
       s"windows=${windows.describe(inputNames)}" +
       (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
+      s", window strategy=${enginePlan.describeStrategy(inputNames, windows.render)}" +
       s", probe order=[${enginePlan.describe(inputNames)}]"
   }
 }

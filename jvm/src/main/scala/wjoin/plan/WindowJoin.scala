@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
-import wjoin.core.{Durations, StreamRows, WindowMatrix, WindowTerm}
+import wjoin.core.{Algorithm, Durations, EnginePlan, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
 
 /**
  * The window constraints of one W-join: the user's terms (kept for EXPLAIN and errors) and
@@ -13,16 +13,27 @@ import wjoin.core.{Durations, StreamRows, WindowMatrix, WindowTerm}
  * @param terms        the terms as the user wrote them, inputs as indices
  * @param matrix       the closed matrix: upper(i, j) >= ts_i - ts_j, inclusive
  * @param integralTime the time columns are integral (lengths are plain numbers), not timestamps
+ * @param strategy     how the engine bounds its periods ([[WindowStrategy]]); the result is the
+ *                     same for every strategy
+ * @param excluding    combinations that satisfy these constraints too are not produced: the
+ *                     second half of a bidirectional path query (the reversed path, excluding
+ *                     what the path itself matches), so the union has each combination once
  */
-final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integralTime: Boolean) {
+final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integralTime: Boolean,
+    strategy: WindowStrategy = WindowStrategy.Auto, excluding: Option[WindowSpec] = None) {
   /** Per input, its ROWS window length or [[StreamRows.NoLimit]]. */
   def rowLimits: Array[Long] = StreamRows.limits(terms, matrix.n)
   /** Some input has a count-based window: counts are over the whole input, so it is not partitioned. */
   def counted: Boolean = rowLimits.exists(_ != StreamRows.NoLimit)
 
   def describe(names: Seq[String]): String =
-    s"${terms.map(_.text).mkString(" AND ")}, matrix=${matrix.render(names, integralTime)}"
+    s"${terms.map(_.text).mkString(" AND ")}, matrix=${matrix.render(names, integralTime)}" +
+      excluding.map(e => s", excluding ${e.terms.map(_.text).mkString(" AND ")}").getOrElse("")
   def render(length: Long): String = Durations.render(length, integralTime)
+
+  /** The engine's plan for these windows under `algorithm`. */
+  def enginePlan(algorithm: Algorithm, hashed: Boolean): EnginePlan =
+    new EnginePlan(matrix, algorithm, hashed, strategy, excluding.map(_.matrix), rowLimits = rowLimits)
 }
 
 /**
@@ -68,7 +79,7 @@ case class WindowJoin(
   override def maxRows: Option[Long] = None
 
   override def simpleString(maxFields: Int): String =
-    s"WindowJoin $algorithm, inputs=[${inputNames.mkString(", ")}], " +
+    s"WindowJoin $algorithm${if (windows.strategy == WindowStrategy.Auto) "" else s" ${windows.strategy}"}, inputs=[${inputNames.mkString(", ")}], " +
       s"time=[${timeColumns.map(_.sql).mkString(", ")}], windows=${windows.describe(inputNames)}" +
       condition.map(c => s", condition=${c.sql}").getOrElse("")
 

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, Pr
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Filter, LogicalPlan}
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
-import wjoin.core.Algorithm
+import wjoin.core.{Algorithm, WindowStrategy}
 
 /**
  * Analysis-time checks of every [[WindowJoin]] once it is resolved, so misuse fails before
@@ -18,6 +18,10 @@ object WindowJoinChecks extends (LogicalPlan => Unit) with PredicateHelper {
         s"W-join inputs ${streaming.mkString(", ")} are streaming and ${w.inputNames.filterNot(streaming.contains)
           .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
       if (streaming.nonEmpty) checkStreaming(w)
+      require(!w.windows.counted || Seq(WindowStrategy.Auto, WindowStrategy.Exact).contains(w.windows.strategy),
+        s"window strategy '${w.windows.strategy}' widens every window to the largest one, and the ROWS window of " +
+          s"this W-join leaves some pairs without a time bound, so nothing would ever leave the state; use window " +
+          "strategy 'exact' or 'auto'")
       if (streaming.nonEmpty && w.windows.counted) require(Seq("auto", Algorithm.MW.name).contains(w.algorithm),
         s"ROWS windows on streams count rows in event-time order, which only the ordered mode sees (rows " +
           s"arrive out of order within the watermark delay); this W-join asks for algorithm '${w.algorithm}'. " +

@@ -14,7 +14,7 @@ class CountWindowSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val matrix = WindowMatrix.close(terms, names(n))
     val limits = StreamRows.limits(terms, n)
     val expected = ReferenceWJoin.join(n, rows, matrix, sameKey = keyed, rowLimits = limits.toSeq)
-    for ((name, plan) <- EngineFixtures.plans(matrix, keyed, limits)) {
+    for ((name, plan) <- EngineFixtures.plans(matrix, keyed, rowLimits = limits)) {
       val (got, _) = EngineRunner.run(n, rows, plan, sameKey = keyed)
       assert(got == expected, s"$name with ${terms.map(_.text).mkString(" AND ")}")
     }
@@ -57,7 +57,7 @@ class CountWindowSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val rows = (0 until 4000).map(i => TRow(i % 2, i / 2, i % 5, i))
     val terms = parse("ROWS(A) = 7 AND ROWS(B) = 3", 2)
     val matrix = WindowMatrix.close(terms, names(2))
-    for ((name, plan) <- EngineFixtures.plans(matrix, keyed = true, StreamRows.limits(terms, 2))) {
+    for ((name, plan) <- EngineFixtures.plans(matrix, keyed = true, rowLimits = StreamRows.limits(terms, 2))) {
       val (got, stats) = EngineRunner.run(2, rows, plan, sameKey = true)
       assert(got.nonEmpty)
       // Backward evaluation evicts on the k-th newer row; forward evaluation sweeps the oldest

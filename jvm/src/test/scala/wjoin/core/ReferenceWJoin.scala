@@ -76,12 +76,16 @@ object EngineRunner {
 object EngineFixtures {
   def names(n: Int) = (0 until n).map(i => ('A' + i).toChar.toString)
 
-  /** Every algorithm and access path the engine offers for a query. */
-  def plans(matrix: WindowMatrix, keyed: Boolean, rowLimits: Array[Long] = null): Seq[(String, EnginePlan)] =
-    Seq("nlw" -> new EnginePlan(matrix, Algorithm.NLW, hashed = false, rowLimits),
-      "mw-scan" -> new EnginePlan(matrix, Algorithm.MW, hashed = false, rowLimits)) ++
-      (if (keyed) Seq("hw" -> new EnginePlan(matrix, Algorithm.HW, hashed = true, rowLimits),
-        "mw-hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true, rowLimits)) else Nil)
+  /** Every algorithm, access path and window strategy the engine offers for a query. */
+  def plans(matrix: WindowMatrix, keyed: Boolean, exclude: Option[WindowMatrix] = None,
+      rowLimits: Array[Long] = null): Seq[(String, EnginePlan)] =
+    for {
+      // GCA and LCA widen windows to the largest; with ROWS windows that is unbounded (refused).
+      strategy <- if (rowLimits == null || rowLimits.forall(_ == StreamRows.NoLimit))
+        Seq(WindowStrategy.Exact, WindowStrategy.GCA, WindowStrategy.LCA) else Seq(WindowStrategy.Exact)
+      (name, algorithm, hashed) <- Seq(("nlw", Algorithm.NLW, false), ("mw-scan", Algorithm.MW, false)) ++
+        (if (keyed) Seq(("hw", Algorithm.HW, true), ("mw-hash", Algorithm.MW, true)) else Nil)
+    } yield s"$name/$strategy" -> new EnginePlan(matrix, algorithm, hashed, strategy, exclude, rowLimits = rowLimits)
 
   def rows(n: Int, perInput: Int, maxTime: Int, keys: Int, seed: Long): Seq[TRow] = {
     val rnd = new scala.util.Random(seed)
