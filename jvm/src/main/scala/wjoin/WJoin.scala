@@ -11,7 +11,9 @@ import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.core.{Algorithm, Durations, UniformWindow, WindowMatrix, WindowTerm, WindowTermParser}
-import wjoin.plan.{PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
+import wjoin.core.cost.AccessRequest
+import wjoin.exec.WindowJoinExec
+import wjoin.plan.{AccessOptions, PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
 
 /**
  * The Scala API of the W-join (the Python package calls [[WJoin.create]]):
@@ -40,7 +42,8 @@ object WJoin extends PredicateHelper {
       timeColumns: Seq[String] = Nil,
       window: Option[String] = None,
       windowTerms: Option[String] = None,
-      algorithmName: String = "auto") {
+      algorithmName: String = "auto",
+      access: AccessOptions = AccessOptions()) {
     /** Equi-join on columns present in every input; each appears once in the output. */
     def on(columns: String*): Builder = copy(onColumns = onColumns ++ columns)
     /** A boolean condition over the inputs' columns (AND-ed with earlier ones). */
@@ -53,9 +56,17 @@ object WJoin extends PredicateHelper {
     def windows(terms: String): Builder = copy(windowTerms = Some(terms))
     /** "auto" (default), "nlw", "hw" or "mw". */
     def algorithm(name: String): Builder = copy(algorithmName = name)
+    /**
+     * Access path per input (issue 5): "A:hash, B:ttree", "auto" (default: trees compete by
+     * cost with hash on keyed inputs, scan otherwise), "cost" (every allowed path competes),
+     * or a mode followed by forced inputs ("cost, C:scan").
+     */
+    def accessPaths(spec: String): Builder = copy(access = access.copy(paths = spec))
+    /** Lazy expiration interval tau: "0" (eager, default), "auto" or a length ("5 seconds", 10). */
+    def expirationInterval(tau: String): Builder = copy(access = access.copy(expiration = tau))
 
     def toDF: DataFrame = create(inputs.asJava, names.asJava, onColumns.asJava, onCondition.orNull,
-      timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName)
+      timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName, access.paths, access.expiration)
   }
 
   /**
@@ -131,7 +142,26 @@ object WJoin extends PredicateHelper {
       timeColumns: java.util.List[String],
       window: String,
       windows: String,
-      algorithm: String): DataFrame = {
+      algorithm: String): DataFrame =
+    create(inputs, names, onColumns, onCondition, timeColumns, window, windows, algorithm, "auto", "0")
+
+  /**
+   * [[create]] with access paths and the expiration interval (see [[Builder.accessPaths]],
+   * [[Builder.expirationInterval]]); null means the default. Forced paths that cannot apply
+   * (hash without a shared key, a tree without a band predicate, anything but scan under nlw)
+   * fail here.
+   */
+  def create(
+      inputs: java.util.List[DataFrame],
+      names: java.util.List[String],
+      onColumns: java.util.List[String],
+      onCondition: Column,
+      timeColumns: java.util.List[String],
+      window: String,
+      windows: String,
+      algorithm: String,
+      accessPaths: String,
+      expirationInterval: String): DataFrame = {
     val dfs = inputs.asScala.toSeq
     val inputNames = names.asScala.toSeq
     val n = dfs.size
@@ -146,8 +176,12 @@ object WJoin extends PredicateHelper {
         .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
 
     val condition = Option(onCondition).map(SparkBridge.expression(spark, _))
-    SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
-      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm))
+    val access = AccessOptions(Option(accessPaths).getOrElse("auto"), Option(expirationInterval).getOrElse("0"))
+    val df = SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
+      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, access))
+    if (access != AccessOptions()) // forced paths are checked against the analyzed condition now
+      SparkBridge.analyzedPlan(df).foreach { case w: WindowJoin => WindowJoinExec.choose(w); case _ => }
+    df
   }
 
   /**
@@ -175,9 +209,11 @@ object WJoin extends PredicateHelper {
       timeColumns: Seq[String],
       window: Option[String],
       windows: Option[String],
-      algorithm: String): LogicalPlan = {
+      algorithm: String,
+      access: AccessOptions = AccessOptions()): LogicalPlan = {
     val n = plans.size
     requireInputNames(inputNames, n, algorithm)
+    AccessRequest.parse(access.paths, inputNames) // unknown inputs or paths fail here
     val resolver = SQLConf.get.resolver
 
     // Give every input its name as qualifier and its own attribute ids (the same DataFrame
@@ -223,8 +259,12 @@ object WJoin extends PredicateHelper {
     val matrix = WindowMatrix.close(terms, inputNames)
 
     val output = WindowJoin.outputOf(children, times.head)
+    access.expiration.trim.toLowerCase match {
+      case "auto" | "eager" | "0" | "" =>
+      case text => require(Durations.parse(text, integral, "expirationInterval") >= 0, "expirationInterval must be >= 0")
+    }
     val join = WindowJoin(children, inputNames, times, condition, WindowSpec(terms, matrix, integral), algorithm,
-      output)
+      output, access)
     val filtered = if (pythonConjuncts.isEmpty) join else Filter(pythonConjuncts.reduce(And), join)
     if (onColumns.isEmpty) filtered else {
       val keyCols = onColumns.map(name => column(children.head, name, inputNames.head, "join", resolver))
