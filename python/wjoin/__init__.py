@@ -6,10 +6,10 @@
 """
 from pyspark.sql import DataFrame as _DataFrame
 
-from ._api import ALGORITHMS, configure, jar_path, wjoin
+from ._api import ACCESS_PATHS, ALGORITHMS, configure, jar_path, wjoin
 from ._windows import Directed, StreamRange, directed, range_window
 
-__all__ = ["ALGORITHMS", "Directed", "StreamRange", "configure", "directed", "jar_path", "range_window", "wjoin"]
+__all__ = ["ACCESS_PATHS", "ALGORITHMS", "Directed", "StreamRange", "configure", "directed", "jar_path", "range_window", "wjoin"]
 __version__ = "0.1.0"
 
 
