@@ -175,4 +175,44 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       checkPaths(n, rs, Seq(UniformWindow(w, s"WINDOW = $w")), keyed = keys > 1, bands, sample = Some(4), seed = seed)
     }
   }
+
+  test("streaming micro-batches: indexed and mixed windows rebuilt from the state equal the batch W-join") {
+    val n = 3
+    val bands = Seq(Band(0, 0, 1, 0, -2, 2), Band(2, 0, 1, 1, Long.MinValue, 1))
+    val matrix = WindowMatrix.uniform(n, 6)
+    val extra = (t: Seq[TRow]) => bands.forall(_.holds(t))
+    for (seed <- 1 to 3; keyed <- Seq(false, true); paths <- Seq(Seq(TTree, BPlusTree, TTree),
+        Seq(if (keyed) Hash else Scan, TTree, BPlusTree), Seq(BPlusTree, Scan, Scan)); algo <- Seq(Algorithm.HW, Algorithm.MW)
+        if keyed || algo == Algorithm.MW) {
+      val rs = bandRows(n, 30, 60, if (keyed) 2 else 1, 8, seed)
+      val rnd = new scala.util.Random(seed)
+      val batches = rs.groupBy(r => r.time / 8 + rnd.nextInt(2)).toSeq.sortBy(_._1).map(_._2)
+      val plan = new EnginePlan(matrix, algo, keyed, paths, bands.flatMap(_.bindings), nodeSize = 2)
+      var state = Vector.empty[TRow]
+      val out = Seq.newBuilder[Seq[Int]]
+      val accepted = Seq.newBuilder[TRow]
+      var maxSeen = Long.MinValue
+      var lateBound = Long.MinValue
+      val delay = 5L
+      val flush = rs.map(_.time).max + plan.horizon.max + 1
+      for ((batch, b) <- (batches :+ Nil).zipWithIndex) {
+        val w = if (b == batches.size) flush else if (maxSeen == Long.MinValue) Long.MinValue else maxSeen - delay
+        val kept = batch.filter(_.time > lateBound)
+        accepted ++= kept
+        val step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, keyed, extra), w, TRow.ranges)
+        val evicted = scala.collection.mutable.ArrayBuffer.empty[TRow]
+        step.engine.onEvict = (_, _, r) => evicted += r.asInstanceOf[TRow]
+        def engineRow(r: TRow) = EngineRow(r.input, r.time, if (keyed) Integer.valueOf(r.key) else null, r)
+        step.results(state.map(engineRow), kept.sortBy(_.time).map(engineRow).iterator)
+          .foreach(t => out += t.toSeq.map(_.asInstanceOf[TRow].id))
+        state = (state ++ kept).filterNot(r => evicted.exists(_ eq r))
+        lateBound = w
+        if (batch.nonEmpty) maxSeen = math.max(maxSeen, batch.map(_.time).max)
+      }
+      assert(state.isEmpty, "the final watermark must empty the state")
+      val expected = ReferenceWJoin.join(n, accepted.result(), matrix, keyed, extra)
+      assert(out.result().sortBy(_.mkString(",")) == expected, s"$algo ${paths.mkString(",")} keyed=$keyed seed=$seed")
+    }
+  }
+
 }
