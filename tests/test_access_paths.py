@@ -79,3 +79,23 @@ def test_errors_before_the_jvm_and_before_any_job(inputs):
         wjoin.wjoin([a, b], on="k", access_paths={"B": "ttree"}, **base)
     with pytest.raises(ValueError, match="expiration_interval"):
         wjoin.wjoin([a, b], on="k", expiration_interval=-1, **base)
+
+
+@pytest.mark.parametrize("algorithm,paths", [("hw", {"A": "ttree", "B": "hash", "C": "bplustree"}),
+                                             ("mw", {"A": "bplustree", "B": "ttree", "C": "scan"})])
+def test_streaming_with_indexed_windows_equals_batch(spark, tmp_path, algorithm, paths):
+    from test_streaming import Streams, flush_rows, ids, real, run_to_end
+    s = Streams(spark, tmp_path / "in")
+    s.add([(1, 10, 1), (2, 11, 2)], [(1, 12, 3)], [(1, 14, 4), (2, 9, 5)])
+    s.add([(1, 20, 6)], [(2, 13, 7), (1, 21, 8)], [(1, 19, 9)])
+    s.add([(2, 40, 10)], [(2, 41, 11), (1, 15, 12)], [(2, 39, 13), (1, 11, 14)])
+    s.add(*flush_rows(3))
+    on = ["k", F.col("A.id") < F.col("B.id") + 6, F.abs(F.col("B.id") - F.col("C.id")) <= 5]
+    sink = {}
+    a, b, c = s.streams()
+    run_to_end(ids(wjoin.wjoin([a, b, c], on=on, time="ts", window="10 seconds", algorithm=algorithm,
+                               access_paths=paths), 3), str(tmp_path / "ck"), sink)
+    got = bag(real(r for rows in sink.values() for r in rows))
+    expected = bag(real(tuple(r) for r in ids(wjoin.wjoin(s.static()[:3], on=on, time="ts",
+                                                            window="10 seconds"), 3).collect()))
+    assert expected and got == expected
