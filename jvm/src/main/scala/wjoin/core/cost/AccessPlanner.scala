@@ -172,10 +172,11 @@ object AccessPlanner {
       (orders, UnitTimeCost.choose(loads, allowedPaths, weights))
     }
 
-    val firstPaths = allowedPaths.map(_.head)
+    // Round 0 with eager expiration picks the paths tau "auto" is sized for (Fig. 4a: buckets).
+    val (_, eager) = round(allowedPaths.map(_.head), 0.0)
     val chosenTau: Long = tau.getOrElse {
       (0 until n).map { j =>
-        val buckets = firstPaths(j) match {
+        val buckets = eager.paths(j) match {
           case AccessPath.Hash => distinct(j)
           case AccessPath.Scan => 1.0
           case _ => math.max(1.0, windowRows(j, 0) / nodeSize)
@@ -184,7 +185,7 @@ object AccessPlanner {
       }.min
     }
     val t = chosenTau.toDouble
-    val (_, first) = round(firstPaths, t)
+    val (_, first) = if (t == 0) (Nil, eager) else round(eager.paths, t)
     val (orders0, second) = round(first.paths, t)
     // The order is recomputed for the final paths; an order valid for them is required.
     val orders = (0 until n).map(o => EnginePlan.validOrder(o, orders0(o), sources(second.paths)))
