@@ -43,9 +43,12 @@ object InputStatistics {
     val (rowsOpt, colStats): (Option[Double], Map[Attribute, ColumnStat]) = if (streaming) (None, noStats)
       else Try {
         val s = plan.stats
+        // Spark's default size (an RDD-backed input, e.g. PySpark's createDataFrame of a list)
+        // says nothing about the rows.
+        val known = s.sizeInBytes < org.apache.spark.sql.internal.SQLConf.get.defaultSizeInBytes
         val rows = s.rowCount.map(_.toDouble).orElse {
           val width = math.max(8, plan.output.map(_.dataType.defaultSize).sum + 8)
-          Some((s.sizeInBytes / width).toDouble)
+          if (known) Some((s.sizeInBytes / width).toDouble) else None
         }
         (rows, s.attributeStats.toMap[Attribute, ColumnStat])
       }.getOrElse((None, noStats))
@@ -63,7 +66,7 @@ object InputStatistics {
       case Seq(a: Attribute) => colStats.get(a).flatMap(_.distinctCount).map(_.toDouble)
       case _ => None
     }
-    val source = if (streaming) "assumed" else if (span.isDefined) "spark stats" else "spark stats + assumed"
+    val source = if (streaming || rowsOpt.isEmpty) "assumed" else if (span.isDefined) "spark stats" else "spark stats + assumed"
     InputStats(rows, span.getOrElse(rows * window / 1000.0), math.max(1.0, distinct.getOrElse(rows / 10)),
       ranges.indices.flatMap(k => extent(ranges(k)).map(k -> _)).toMap, source)
   }

@@ -85,8 +85,11 @@ case class WindowJoin(
    * unit-time cost of the chosen plan and of the runner-up.
    */
   override def verboseStringWithSuffix(maxFields: Int): String = {
-    val planned = if (!resolved) "" else scala.util.Try(wjoin.exec.WindowJoinExec.choose(this).access.describe(inputNames))
-      .map(", " + _).getOrElse("")
+    val planned = if (!resolved) "" else scala.util.Try {
+      val choice = wjoin.exec.WindowJoinExec.choose(this)
+      s", algorithm=${choice.algorithm.name}, " +
+        choice.access.describe(inputNames, forward = choice.algorithm == wjoin.core.Algorithm.MW)
+    }.getOrElse("")
     super.verboseStringWithSuffix(maxFields) + planned
   }
 
