@@ -18,6 +18,9 @@ import wjoin.core.cost.AccessPath._
  * tree windows test the key in the filter, like the paper's NJ/TJ.
  *
  * Run: `bin/sbt "runMain wjoin.bench.AccessPathBenchmark"` (optional `--window 1000 --reps 3`).
+ * `--tau` instead runs paper 001's Fig. 4a setting: four streams, one row per time unit each,
+ * windows of 100 units, 50 distinct values, every input scanned (NLW-join) or hashed
+ * (HW-join), ns per time unit against the expiration interval tau.
  * Timings are wall-clock medians on a shared machine: rough.
  */
 object AccessPathBenchmark {
@@ -67,8 +70,48 @@ object AccessPathBenchmark {
     UnitTimeCost.twoWay(paths._1, shape, p, paths._2, shape, 1 - p, weights)
   }
 
+  /** Paper 001 Fig. 4a: ns per time unit of a 4-way join with expiration every tau units. */
+  def measureTau(algorithm: Algorithm, tau: Long, units: Int, seed: Long): (Double, Long, Long) = {
+    val n = 4
+    val rnd = new scala.util.Random(seed)
+    val plan = new EnginePlan(WindowMatrix.uniform(n, 100), algorithm, hashed = algorithm != Algorithm.NLW,
+      expirationInterval = tau)
+    val filter = if (plan.allHashed) TupleFilter.AcceptAll else new TupleFilter {
+      def activeAt(origin: Int, depth: Int): Boolean = true
+      def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
+        tuple(plan.probeOrder(origin)(depth)).asInstanceOf[Row].key == tuple(origin).asInstanceOf[Row].key
+    }
+    val engine = new WJoinEngine(plan, filter)
+    val rows = Array.fill(units * n)(new Row(rnd.nextInt(50)))
+    var results = 0L
+    var started = 0L
+    var k = 0
+    while (k < rows.length) {
+      if (k == rows.length / 4) started = System.nanoTime()
+      val r = rows(k)
+      engine.offer(k % n, (k / n).toLong, if (plan.hashed) Integer.valueOf(r.key) else null, r)
+      while (engine.next()) results += 1
+      k += 1
+    }
+    ((System.nanoTime() - started).toDouble / (units - units / 4), results, engine.stats.peakBuffered)
+  }
+
   def main(args: Array[String]): Unit = {
     def arg(name: String, default: Int): Int = args.sliding(2).collectFirst { case Array(`name`, v) => v.toInt }.getOrElse(default)
+    if (args.contains("--tau")) {
+      val reps = arg("--reps", 3)
+      println("paper 001 Fig. 4a: 4 streams, 1 row per time unit each, windows 100, 50 values; ns per time unit (peak rows)")
+      println("| tau | NLW (scan) | HW (hash) |")
+      for (algo <- Seq(Algorithm.NLW, Algorithm.HW); tau <- Seq(0L, 30L)) measureTau(algo, tau, 4000, 1L) // JIT warm-up
+      for (tau <- Seq(0L, 1L, 2L, 4L, 8L, 15L, 30L, 60L)) {
+        val cells = Seq(Algorithm.NLW, Algorithm.HW).map { algo =>
+          val runs = (1 to reps).map(r => measureTau(algo, tau, 4000, 31L * r))
+          f"${runs.map(_._1).sorted.apply(reps / 2)}%.0f (${runs.head._3})"
+        }
+        println(s"| $tau | ${cells.mkString(" | ")} |")
+      }
+      return
+    }
     val window = arg("--window", 1000)
     val reps = arg("--reps", 3)
     val weights = WeightFactors.default

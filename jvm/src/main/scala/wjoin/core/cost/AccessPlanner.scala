@@ -95,11 +95,22 @@ final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], c
  *  4. steps 2-3 once more with the chosen paths (the order depends on them only through rows
  *     per probe).
  * tau ("auto"): paper 001 Fig. 4a: the best re-evaluation/expiration interval grows with the
- * number of hash buckets (about 4, 15 and 30 time units for 2, 10 and 30 buckets in a 100-unit
- * window), i.e. roughly T x (1 + b) / 100; taken per input with b = its buckets (1 for scan,
- * nodes for trees) and the minimum over inputs, since one interval serves all windows.
+ * number of hash buckets an expiration pass visits (about 4, 15 and 30 time units for 2, 10 and
+ * 30 buckets in a 100-unit window), i.e. roughly T x (1 + b) / 100; taken per input and the
+ * minimum over inputs, since one interval serves all windows. See [[expirationBuckets]] for b.
  */
 object AccessPlanner {
+
+  /**
+   * Buckets one expiration pass over a window visits (paper 001's b for Fig. 4a). The paper's
+   * hash tables sweep every bucket for old rows; all of our windows find their oldest row in
+   * O(1) through the arrival ring (a hash window's ring points at the bucket to pop, a tree
+   * window's at the entry to delete), so a pass visits one place per window whatever the
+   * structure: b = 1, tau = T / 50. Measured (`AccessPathBenchmark --tau`, T = 100, four
+   * streams): the optimum is at tau 1-4 for both scan and hash, and tau = 51 (the paper's rule
+   * with our 50 per-key buckets) is 25% slower than that.
+   */
+  def expirationBuckets(path: AccessPath): Double = 1.0
 
   /** Paths input j may take: the forced one, else by mode, key and range bindings. */
   def allowed(j: Int, keyed: Boolean, bindings: Seq[RangeBinding], request: AccessRequest,
@@ -175,14 +186,7 @@ object AccessPlanner {
     // Round 0 with eager expiration picks the paths tau "auto" is sized for (Fig. 4a: buckets).
     val (_, eager) = round(allowedPaths.map(_.head), 0.0)
     val chosenTau: Long = tau.getOrElse {
-      (0 until n).map { j =>
-        val buckets = eager.paths(j) match {
-          case AccessPath.Hash => distinct(j)
-          case AccessPath.Scan => 1.0
-          case _ => math.max(1.0, windowRows(j, 0) / nodeSize)
-        }
-        math.floor(timeSize(j) * (1 + buckets) / 100).toLong
-      }.min
+      (0 until n).map(j => math.floor(timeSize(j) * (1 + expirationBuckets(eager.paths(j))) / 100).toLong).min
     }
     val t = chosenTau.toDouble
     val (_, first) = if (t == 0) (Nil, eager) else round(eager.paths, t)

@@ -77,11 +77,14 @@ class AccessPlannerSuite extends AnyFunSuite {
     for (o <- 0 until 4) assert(EnginePlan.isValidOrder(o, d.orders(o), sources), s"origin $o: ${d.orders(o)}")
   }
 
-  test("tau auto grows with the buckets of the windows (paper 001 Fig. 4a) and is 0 when asked") {
-    def tau(distinct: Double) = AccessPlanner.plan(names2, Seq(100L, 100L), keyed = true, Nil,
+  test("tau auto: T x (1 + b) / 100 with b = 1 for our windows (paper 001 Fig. 4a), larger windows larger tau") {
+    def tau(window: Long, distinct: Double) = AccessPlanner.plan(names2, Seq(window, window), keyed = true, Nil,
       Seq(stats(1000, 1000, distinct), stats(1000, 1000, distinct)), AccessRequest.none(2), false, None).tau
-    assert(tau(2) == 3 && tau(10) == 11 && tau(30) == 31) // T (1 + b) / 100, T = 100
+    assert(tau(100, 2) == 2 && tau(100, 30) == 2 && tau(1000, 30) == 20 && tau(10, 2) == 0)
+    assert(AccessPlanner.plan(names2, Seq(100L, 1000L), keyed = false, Nil, Seq(stats(1000, 1000), stats(1000, 1000)),
+      AccessRequest.none(2), false, None).tau == 2) // one interval for all windows: the smallest
     assert(AccessPlanner.plan(names2, Seq(100L, 100L), keyed = true, Nil, Seq(stats(1000, 1000, 30), stats(1000, 1000, 30)),
       AccessRequest.none(2), false, Some(0L)).tau == 0)
   }
+
 }
