@@ -6,11 +6,11 @@
 """
 from pyspark.sql import DataFrame as _DataFrame
 
-from ._api import ALGORITHMS, WINDOW_STRATEGIES, configure, jar_path, wjoin
+from ._api import ACCESS_PATHS, ALGORITHMS, WINDOW_STRATEGIES, configure, jar_path, wjoin
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
-__all__ = ["ALGORITHMS", "WINDOW_STRATEGIES", "Directed", "StreamRange", "StreamRows", "configure", "directed",
-           "jar_path", "range_window", "rows_window", "wjoin"]
+__all__ = ["ACCESS_PATHS", "ALGORITHMS", "WINDOW_STRATEGIES", "Directed", "StreamRange", "StreamRows", "configure",
+           "directed", "jar_path", "range_window", "rows_window", "wjoin"]
 __version__ = "0.1.0"
 
 

@@ -16,6 +16,9 @@ from ._windows import length_text, terms_text
 
 ALGORITHMS = ("auto", "nlw", "hw", "mw")
 WINDOW_STRATEGIES = ("auto", "exact", "gca", "lca")
+ACCESS_PATHS = ("scan", "hash", "ttree", "bplustree")
+_PATH_ALIASES = {"nlj": "scan", "nested-loops": "scan", "n": "scan", "h": "hash", "t": "ttree", "t-tree": "ttree",
+                 "b": "bplustree", "btree": "bplustree", "b+tree": "bplustree"}
 _INTEGRAL = (T.LongType, T.IntegerType, T.ShortType, T.ByteType)
 _TIMESTAMP = (T.TimestampType, T.TimestampNTZType)
 
@@ -131,8 +134,45 @@ def _on(on) -> tuple[list[str], Column | None]:
     return names, condition
 
 
+def _access_paths(access_paths, names) -> str:
+    """access_paths as the JVM's text: "auto", "cost", "A:hash, B:ttree" (checked here)."""
+    if access_paths is None:
+        return "auto"
+    if isinstance(access_paths, str):
+        modes = [e.strip().lower() for e in access_paths.split(",") if e.strip() and ":" not in e and "=" not in e]
+        bad = [m for m in modes if m not in ("auto", "cost")]
+        if bad:
+            raise ValueError(f"access_paths: {bad[0]!r} is neither 'auto', 'cost' nor input:path (e.g. 'A:hash, B:ttree')")
+        return access_paths
+    if not isinstance(access_paths, Mapping):
+        raise TypeError(f"access_paths: expected 'auto', 'cost', a string 'A:hash, B:ttree' or a dict input -> path, "
+                        f"got {type(access_paths).__name__}")
+    entries = []
+    lowered = [n.lower() for n in names]
+    for name, path in access_paths.items():
+        if not isinstance(name, str) or not isinstance(path, str):
+            raise TypeError(f"access_paths: keys are input names and values path names (strings), got {name!r}: {path!r}")
+        if name.lower() not in lowered:
+            raise ValueError(f"access_paths: unknown input {name!r}; the inputs are {', '.join(names)}")
+        p = _PATH_ALIASES.get(path.strip().lower(), path.strip().lower())
+        if p not in ACCESS_PATHS:
+            raise ValueError(f"access_paths: unknown access path {path!r} for input {name}; use one of "
+                             f"{', '.join(ACCESS_PATHS)}")
+        entries.append(f"{name}:{p}")
+    return ", ".join(entries) or "auto"
+
+
+def _expiration(expiration_interval, integral: bool) -> str:
+    if expiration_interval is None:
+        return "0"
+    if isinstance(expiration_interval, str) and expiration_interval.strip().lower() in ("auto", "eager"):
+        return expiration_interval.strip().lower()
+    return length_text(expiration_interval, integral, "expiration_interval")
+
+
 def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto",
-          window_strategy: str = "auto", bidirectional: bool = False) -> DataFrame:
+          window_strategy: str = "auto", bidirectional: bool = False, access_paths=None,
+          expiration_interval=None) -> DataFrame:
     """The W-join of ``inputs``: every combination of one row per input within the window(s).
 
     inputs     list of DataFrames (named by alias, else A, B, C, ...) or dict name -> DataFrame
@@ -154,6 +194,14 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
     bidirectional
                True with only DWINDOW terms: the path or the reversed path (DWINDOW(A,B) read
                as DWINDOW(B,A) as well), each combination once (paths ABCD or DCBA)
+    access_paths
+               how each input's window is searched: a dict {"A": "hash", "B": "ttree"} or the text
+               "A:hash, B:ttree" forces paths (scan, hash, ttree, bplustree); "auto" (default) lets
+               the unit-time cost model choose trees where a band or inequality predicate such as
+               abs(A.x - B.x) <= 5 allows, "cost" lets it choose between every allowed path
+    expiration_interval
+               lazy expiration every tau time units (a length like window=), "auto", or None/0
+               for eager expiration; results never change, only buffered rows and speed
     """
     if not isinstance(algorithm, str) or algorithm.lower() not in ALGORITHMS:
         raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
@@ -189,11 +237,13 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
         raise ValueError('give the window: window="2 seconds" (every pair) or windows="WINDOW(A,B) = ..."')
     window_text = None if window is None else length_text(window, integral, "window")
     windows_text = None if windows is None else terms_text(windows, names, integral)
+    paths_text = _access_paths(access_paths, names)
+    tau_text = _expiration(expiration_interval, integral)
     try:
         jdf = _facade(spark).create([df._jdf for df in dfs], names, on_names,
                                     None if condition is None else condition._jc,
                                     times, window_text, windows_text, algorithm.lower(),
-                                    window_strategy.strip().lower(), bidirectional)
+                                    window_strategy.strip().lower(), bidirectional, paths_text, tau_text)
     except (IllegalArgumentException, AnalysisException) as e:
         raise ValueError(getattr(e, "_desc", None) or str(e)) from None
     return DataFrame(jdf, spark)

@@ -12,7 +12,9 @@ import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.core.{Algorithm, DirectedWindow, Durations, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm,
   WindowTermParser}
-import wjoin.plan.{PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
+import wjoin.core.cost.AccessRequest
+import wjoin.exec.WindowJoinExec
+import wjoin.plan.{AccessOptions, PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
 
 /**
  * The Scala API of the W-join (the Python package calls [[WJoin.create]]):
@@ -43,7 +45,8 @@ object WJoin extends PredicateHelper {
       windowTerms: Option[String] = None,
       algorithmName: String = "auto",
       strategyName: String = "auto",
-      bothDirections: Boolean = false) {
+      bothDirections: Boolean = false,
+      access: AccessOptions = AccessOptions()) {
     /** Equi-join on columns present in every input; each appears once in the output. */
     def on(columns: String*): Builder = copy(onColumns = onColumns ++ columns)
     /** A boolean condition over the inputs' columns (AND-ed with earlier ones). */
@@ -64,8 +67,18 @@ object WJoin extends PredicateHelper {
      */
     def bidirectional(enabled: Boolean): Builder = copy(bothDirections = enabled)
 
+    /**
+     * Access path per input (issue 5): "A:hash, B:ttree", "auto" (default: trees compete by
+     * cost with hash on keyed inputs, scan otherwise), "cost" (every allowed path competes),
+     * or a mode followed by forced inputs ("cost, C:scan").
+     */
+    def accessPaths(spec: String): Builder = copy(access = access.copy(paths = spec))
+    /** Lazy expiration interval tau: "0" (eager, default), "auto" or a length ("5 seconds", 10). */
+    def expirationInterval(tau: String): Builder = copy(access = access.copy(expiration = tau))
+
     def toDF: DataFrame = create(inputs.asJava, names.asJava, onColumns.asJava, onCondition.orNull,
-      timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName, strategyName, bothDirections)
+      timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName, strategyName, bothDirections,
+      access.paths, access.expiration)
   }
 
   /**
@@ -145,11 +158,14 @@ object WJoin extends PredicateHelper {
       window: String,
       windows: String,
       algorithm: String): DataFrame =
-    create(inputs, names, onColumns, onCondition, timeColumns, window, windows, algorithm, "auto", false)
+    create(inputs, names, onColumns, onCondition, timeColumns, window, windows, algorithm, "auto", false, "auto", "0")
 
   /**
-   * [[create]] with a window strategy ("auto", "exact", "gca", "lca") and, for paths of DWINDOW
-   * terms only, `bidirectional`: the path or its reverse, each combination once.
+   * [[create]] with a window strategy ("auto", "exact", "gca", "lca"); for paths of DWINDOW
+   * terms only, `bidirectional` (the path or its reverse, each combination once); access paths
+   * and the expiration interval (see [[Builder.accessPaths]], [[Builder.expirationInterval]]),
+   * null meaning the default. Forced paths that cannot apply (hash without a shared key, a tree
+   * without a band predicate, anything but scan under nlw) fail here.
    */
   def create(
       inputs: java.util.List[DataFrame],
@@ -161,7 +177,9 @@ object WJoin extends PredicateHelper {
       windows: String,
       algorithm: String,
       windowStrategy: String,
-      bidirectional: Boolean): DataFrame = {
+      bidirectional: Boolean,
+      accessPaths: String,
+      expirationInterval: String): DataFrame = {
     val dfs = inputs.asScala.toSeq
     val inputNames = names.asScala.toSeq
     val n = dfs.size
@@ -176,8 +194,12 @@ object WJoin extends PredicateHelper {
         .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
 
     val condition = Option(onCondition).map(SparkBridge.expression(spark, _))
-    SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
-      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, windowStrategy, bidirectional))
+    val access = AccessOptions(Option(accessPaths).getOrElse("auto"), Option(expirationInterval).getOrElse("0"))
+    val df = SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
+      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, windowStrategy, bidirectional, access))
+    if (access != AccessOptions()) // forced paths are checked against the analyzed condition now
+      SparkBridge.analyzedPlan(df).foreach { case w: WindowJoin => WindowJoinExec.choose(w); case _ => }
+    df
   }
 
   /**
@@ -196,6 +218,7 @@ object WJoin extends PredicateHelper {
    * @param algorithm   "auto", "nlw", "hw" or "mw"
    * @param windowStrategy "auto", "exact", "gca" or "lca" ([[WindowStrategy]])
    * @param bidirectional  only DWINDOW terms: Union(path, reversed path excluding the path)
+   * @param access      access paths and expiration interval (issue 5)
    * @return the [[WindowJoin]] (a Union of two for `bidirectional`), under a Filter for Python
    *         UDFs over several inputs and a Project that keeps each `onColumns` column once,
    *         when there are such
@@ -210,10 +233,12 @@ object WJoin extends PredicateHelper {
       windows: Option[String],
       algorithm: String,
       windowStrategy: String = "auto",
-      bidirectional: Boolean = false): LogicalPlan = {
+      bidirectional: Boolean = false,
+      access: AccessOptions = AccessOptions()): LogicalPlan = {
     val n = plans.size
     requireInputNames(inputNames, n, algorithm)
     val strategy = requireKnownWindowStrategy(windowStrategy)
+    AccessRequest.parse(access.paths, inputNames) // unknown inputs or paths fail here
     val resolver = SQLConf.get.resolver
 
     // Give every input its name as qualifier and its own attribute ids (the same DataFrame
@@ -259,8 +284,12 @@ object WJoin extends PredicateHelper {
     val matrix = WindowMatrix.close(terms, inputNames)
 
     val output = WindowJoin.outputOf(children, times.head)
+    access.expiration.trim.toLowerCase match {
+      case "auto" | "eager" | "0" | "" =>
+      case text => require(Durations.parse(text, integral, "expirationInterval") >= 0, "expirationInterval must be >= 0")
+    }
     val spec = WindowSpec(terms, matrix, integral, strategy)
-    val forward = WindowJoin(children, inputNames, times, condition, spec, algorithm, output)
+    val forward = WindowJoin(children, inputNames, times, condition, spec, algorithm, output, access)
     val join = if (!bidirectional) forward else {
       val backward = reversedPath(terms, inputNames, spec)
       Union(Seq(forward, forward.copy(windows = backward)))

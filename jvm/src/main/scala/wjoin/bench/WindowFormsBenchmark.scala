@@ -109,7 +109,7 @@ object WindowFormsBenchmark {
       val data = streams(Seq.fill(4)(1000.0), seconds, keys, 13)
       val warm = streams(Seq.fill(4)(1000.0), 2, keys, 3)
       def mw(s: WindowStrategy, hashed: Boolean = false, literal: Boolean = false) =
-        new EnginePlan(matrix, Algorithm.MW, hashed, s,
+        new EnginePlan(matrix, Algorithm.MW, hashed, requestedStrategy = s,
           explicitPeriods = if (literal) Some(literalPeriods(s, terms)) else None)
       compare(s"Fig. 13: windows ${short / 1000} ms / 1000 ms, MW-join, closed matrix " +
         s"${matrix.render(names, integralTime = true)}", data, warm, Seq(
@@ -135,10 +135,10 @@ object WindowFormsBenchmark {
       compare(s"Fig. 14: path ABCD, DWINDOW 1 s per hop, rates ${rates.map(_.toInt).mkString("/")} rows/s " +
         s"($variation variation)", data, warm, Seq(
         "nlw (modified, exact)" -> new EnginePlan(matrix, Algorithm.NLW, hashed = false),
-        "lca (MW, completed)" -> new EnginePlan(matrix, Algorithm.MW, hashed = false, WindowStrategy.LCA),
-        "mw exact" -> new EnginePlan(matrix, Algorithm.MW, hashed = false, WindowStrategy.Exact),
+        "lca (MW, completed)" -> new EnginePlan(matrix, Algorithm.MW, hashed = false, requestedStrategy = WindowStrategy.LCA),
+        "mw exact" -> new EnginePlan(matrix, Algorithm.MW, hashed = false, requestedStrategy = WindowStrategy.Exact),
         "hw exact, hash" -> new EnginePlan(matrix, Algorithm.HW, hashed = true),
-        "lca, hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true, WindowStrategy.LCA),
+        "lca, hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true, requestedStrategy = WindowStrategy.LCA),
         "mw exact, hash" -> new EnginePlan(matrix, Algorithm.MW, hashed = true)))
     }
   }

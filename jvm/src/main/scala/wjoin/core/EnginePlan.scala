@@ -2,6 +2,8 @@ package wjoin.core
 
 import java.util.Locale
 
+import wjoin.core.cost.AccessPath
+
 /** The W-join algorithms of paper 000 Sec. 3 / paper 002. */
 sealed abstract class Algorithm(val name: String) extends Serializable {
   override def toString: String = name
@@ -28,10 +30,74 @@ object Algorithm {
 }
 
 /**
- * What the engine needs to run one W-join: the closed window matrix, the algorithm and
- * whether rows are looked up by key. Derived per origin input (the input of the row that
- * triggers an enumeration): the probe order of the other inputs and which pairs still need
- * a window test once a member is bound. Built on the driver, shipped to tasks.
+ * A band or inequality predicate seen from the input it lets us search by range (issue 5):
+ * once the row of `source` is bound, the rows of `target` that can match have their range
+ * attribute `targetAttr` in `[x + lowOffset, x + highOffset]` (inclusive, saturating), where
+ * x is the source row's attribute `sourceAttr`. `Long.MinValue` as `lowOffset` (and
+ * `Long.MaxValue` as `highOffset`) means unbounded on that side.
+ *
+ * {{{
+ *   abs(A.x - B.x) <= d                 target A, source B: [-d, d]   (and the mirror binding)
+ *   A.x < B.x                           target A, source B: [MinValue, -1]; target B, source A: [1, MaxValue]
+ *   A.pos BETWEEN B.pos - 5 AND B.pos + 5   target A, source B: [-5, 5]
+ * }}}
+ *
+ * Attributes are numbered per input (see [[RangeValues]]); the predicate itself stays in the
+ * residual, so a binding only has to be a superset of the matches, never exact.
+ */
+final case class RangeBinding(target: Int, targetAttr: Int, source: Int, sourceAttr: Int, lowOffset: Long,
+    highOffset: Long) {
+  require(target != source, s"a range binding relates two inputs, got input $target twice")
+  require(lowOffset <= highOffset, s"range binding offsets [$lowOffset, $highOffset] are empty")
+
+  /** The inclusive range of the target's attribute for a source value x (saturating). */
+  def low(x: Long): Long = if (lowOffset == Long.MinValue) Long.MinValue else RangeBinding.plus(x, lowOffset)
+  def high(x: Long): Long = if (highOffset == Long.MaxValue) Long.MaxValue else RangeBinding.plus(x, highOffset)
+}
+
+object RangeBinding {
+  /** x + d, saturating at Long.MinValue / Long.MaxValue instead of overflowing. */
+  def plus(x: Long, d: Long): Long = {
+    val r = x + d
+    if (((x ^ r) & (d ^ r)) < 0) (if (d > 0) Long.MaxValue else Long.MinValue) else r
+  }
+}
+
+/**
+ * The range attributes of buffered rows, as `Long`s (integral, date and timestamp columns):
+ * `value(input, attr, row)` for the attributes the [[RangeBinding]]s name. Rows whose range
+ * attribute is NULL never reach the engine (their band predicate cannot hold).
+ */
+trait RangeValues {
+  def value(input: Int, attr: Int, row: AnyRef): Long
+}
+
+object RangeValues {
+  val None: RangeValues = new RangeValues {
+    def value(input: Int, attr: Int, row: AnyRef): Long =
+      throw new IllegalStateException("this plan has an indexed input but the engine got no RangeValues")
+  }
+}
+
+/**
+ * What the engine needs to run one W-join: the closed window matrix, the algorithm, the
+ * access path of every input and the probe order per origin input (the input of the row that
+ * triggers an enumeration), plus which pairs still need a window test once a member is bound.
+ * Built on the driver, shipped to tasks.
+ *
+ * Access paths (issue 5, paper 003's asymmetric joins): each input's window is held in its own
+ * structure, independently of the others ([[InputWindow]]):
+ *  - `Scan`: every probe looks at the whole window (NLW-join, nested loops);
+ *  - `Hash`: per-key buckets; only where rows carry the shared equality key (`keyed`);
+ *  - `TTree` / `BPlusTree`: an ordered index on one range attribute, probed with the range a
+ *    [[RangeBinding]] gives from a row bound earlier in the probe order.
+ * A key equality is guaranteed by buckets only when every input is hashed (`allHashed`);
+ * otherwise the caller keeps it in the filter. NLW-join scans every window.
+ *
+ * Probe order: per origin, the given `orders` (a cost-based choice, see
+ * `wjoin.core.cost.AccessPlanner`) or else narrowest period first; either way an indexed input
+ * is moved after the first input that binds one of its ranges (paper 001 Sec. 5.4: a valid
+ * order through the join graph), unless the origin binds it already.
  *
  * Periods, narrowing, probe orders and eviction horizons come from the period matrix
  * `periods` of the window strategy ([[WindowStrategy]]: the true matrix for "exact", a
@@ -40,9 +106,18 @@ object Algorithm {
  * with `exclude`, does not satisfy every bound of `exclude` (the second half of a
  * bidirectional path query).
  *
- * @param matrix    closed difference bounds, upper(i, j) >= ts_i - ts_j
- * @param algorithm NLW / HW (backward evaluation) or MW (forward evaluation)
- * @param hashed    rows carry an equality key and windows are hash buckets on it
+ * @param matrix      closed difference bounds, upper(i, j) >= ts_i - ts_j
+ * @param algorithm   NLW / HW (backward evaluation) or MW (forward evaluation)
+ * @param hashed      rows carry the equality key shared by all inputs (`keyed`); without
+ *                    `paths`, every window is then hash buckets on it
+ * @param paths       access path per input; default: all hash when keyed, else all scan
+ * @param bindings    band / inequality predicates usable by indexed inputs
+ * @param orders      probe order per origin (each a permutation of the other inputs), or null
+ * @param expirationInterval tau of paper 001 (lazy expiration): backward evaluation evicts
+ *                    expired rows only once the eviction limit has moved by tau since the last
+ *                    eviction (0 = eager, every row). Results do not change: periods are tested
+ *                    on every candidate. Forward evaluation drops each row after its sweep.
+ * @param nodeSize    entries per T-tree node / B+tree leaf
  * @param requestedStrategy how periods are bounded; "auto" is resolved by [[WindowStrategy.resolve]]
  * @param exclude   combinations satisfying every bound of this closed matrix are not emitted
  * @param explicitPeriods a period matrix to use instead of the strategy's (benchmarks: GCA / LCA
@@ -52,10 +127,13 @@ object Algorithm {
  *                  [[StreamRows.NoLimit]]; null for none at all
  */
 final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed: Boolean,
+    paths: Seq[AccessPath] = null, val bindings: Seq[RangeBinding] = Nil, orders: Seq[Seq[Int]] = null,
+    val expirationInterval: Long = 0L, val nodeSize: Int = 100,
     requestedStrategy: WindowStrategy = WindowStrategy.Exact, val exclude: Option[WindowMatrix] = None,
     explicitPeriods: Option[WindowMatrix] = None, rowLimits: Array[Long] = null) extends Serializable {
   require(algorithm != Algorithm.HW || hashed, "HW-join needs an equality key shared by all inputs")
   require(algorithm != Algorithm.NLW || !hashed, "NLW-join scans whole windows; it takes no hash key")
+  require(expirationInterval >= 0, s"the expiration interval must be >= 0, got $expirationInterval")
   require(exclude.forall(_.n == matrix.n), s"the excluded matrix must have ${matrix.n} inputs")
 
   val n: Int = matrix.n
@@ -89,9 +167,43 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
     WindowMatrix.add(later, earlier)
   }
 
-  /** Per origin: the other inputs, narrowest period first (the most selective probe first). */
+  /** Access path per input. */
+  val accessPath: Array[AccessPath] =
+    if (paths == null) Array.fill(n)(if (hashed) AccessPath.Hash else AccessPath.Scan) else paths.toArray
+  require(accessPath.length == n, s"${accessPath.length} access paths for $n inputs")
+  require(accessPath.forall(_ != AccessPath.Hash) || hashed,
+    s"a hash access path needs the equality key shared by all inputs; inputs ${hashInputs.mkString(", ")} are hash")
+  require(algorithm != Algorithm.NLW || accessPath.forall(_ == AccessPath.Scan),
+    "NLW-join scans every window (nested loops); use hw, mw or auto for other access paths")
+  /** Every window is hash buckets on the key: the key equality needs no test. */
+  val allHashed: Boolean = hashed && accessPath.forall(_ == AccessPath.Hash)
+  /** The input's window is an ordered index on a range attribute. */
+  val indexed: Array[Boolean] = accessPath.map(p => p == AccessPath.TTree || p == AccessPath.BPlusTree)
+  bindings.foreach(b => require(b.target < n && b.source < n, s"range binding $b names an input outside 0..${n - 1}"))
+  /** The attribute an indexed input's tree is built on: the first binding's target attribute. */
+  val indexAttr: Array[Int] = Array.tabulate(n) { j =>
+    if (!indexed(j)) -1 else bindings.find(_.target == j).map(_.targetAttr).getOrElse(throw new IllegalArgumentException(
+      s"input $j has access path ${accessPath(j)} but no band or inequality predicate to search it by"))
+  }
+  /** Per input, the bindings that search its tree (same attribute). */
+  val bindingsOf: Array[Array[RangeBinding]] =
+    Array.tabulate(n)(j => if (indexed(j)) bindings.filter(b => b.target == j && b.targetAttr == indexAttr(j)).toArray else Array.empty)
+
+  private def hashInputs = accessPath.indices.filter(accessPath(_) == AccessPath.Hash)
+
+  /**
+   * Per origin: the given order, else the other inputs narrowest period first (the most
+   * selective probe first); then every indexed input waits until a source of its ranges is
+   * bound.
+   */
   val probeOrder: Array[Array[Int]] = Array.tabulate(n) { o =>
-    (0 until n).filter(_ != o).sortBy(j => (periodWidth(o, j), j)).toArray
+    val wanted = if (orders == null) (0 until n).filter(_ != o).sortBy(j => (periodWidth(o, j), j))
+      else {
+        require(orders.size == n && orders(o).sorted == (0 until n).filter(_ != o),
+          s"probe order ${Option(orders.lift(o)).flatten.getOrElse(Nil).mkString(",")} of origin $o is not an order of the other inputs")
+        orders(o)
+      }
+    EnginePlan.validOrder(o, wanted, j => if (indexed(j)) bindingsOf(j).map(_.source).toSeq else Nil).toArray
   }
 
   /**
@@ -137,4 +249,32 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
         else s"local windows ${names.indices.map(j => s"${names(j)}=${render(local(j))}").mkString(" ")}"
       s"${s.name} ($how, refine ${checkPairs.length} bounds)"
   }
+
+  /** "A=hash, B=ttree" */
+  def describePaths(names: Seq[String]): String =
+    (0 until n).map(j => s"${names(j)}=${accessPath(j).name}").mkString(", ")
+}
+
+object EnginePlan {
+  /**
+   * `wanted` reordered as little as possible so that every input with range sources comes
+   * after one of them (or the origin is one): inputs whose sources are not bound yet wait and
+   * are placed as soon as one is. Inputs without sources never wait.
+   */
+  def validOrder(origin: Int, wanted: Seq[Int], sources: Int => Seq[Int]): Seq[Int] = {
+    val bound = scala.collection.mutable.LinkedHashSet(origin)
+    val out = Seq.newBuilder[Int]
+    var waiting = wanted
+    while (waiting.nonEmpty) {
+      val next = waiting.find(j => sources(j).isEmpty || sources(j).exists(bound)).getOrElse(waiting.head)
+      out += next
+      bound += next
+      waiting = waiting.filter(_ != next)
+    }
+    out.result()
+  }
+
+  /** True when every input of every origin's order comes after a source of its ranges. */
+  def isValidOrder(origin: Int, order: Seq[Int], sources: Int => Seq[Int]): Boolean =
+    order.indices.forall(d => sources(order(d)).isEmpty || sources(order(d)).exists(s => s == origin || order.take(d).contains(s)))
 }

@@ -30,9 +30,11 @@ final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
  * @param plan      the engine plan (the algorithm decides the mode)
  * @param filter    the non-window predicate
  * @param watermark W: all rows with time <= W have arrived
+ * @param ranges    range attributes of rows, for indexed inputs
  */
-final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Long) {
-  val engine = new WJoinEngine(plan, filter, watermark)
+final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Long,
+    ranges: RangeValues = RangeValues.None) {
+  val engine = new WJoinEngine(plan, filter, watermark, ranges)
 
   /**
    * The combinations completed by this batch, as the engine's tuple array (valid until the

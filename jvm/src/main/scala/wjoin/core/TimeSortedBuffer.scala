@@ -93,7 +93,8 @@ final class Bucket(val key: AnyRef) extends TimeSortedBuffer(2)
 /**
  * The window of one input: the rows that can still join, in arrival (= event-time) order.
  * `candidates(key)` is what a probe scans: the whole window for a scan access path, the
- * key's bucket for a hash access path.
+ * key's bucket for a hash access path; an indexed window ([[IndexedWindow]]) is probed by
+ * range instead (`probe`), and `candidates` is not defined for it.
  */
 sealed trait InputWindow {
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit
@@ -106,16 +107,47 @@ sealed trait InputWindow {
   def evictOldest(): Unit
 }
 
-/** Nested-loops access path: one buffer, every probe scans it (NLW-join). */
-final class ScanWindow extends InputWindow {
+/**
+ * Nested-loops access path: one buffer, every probe scans it (NLW-join). With `keepKeys`
+ * (a keyed plan where other inputs are hashed) the rows' keys are kept in a parallel buffer,
+ * so forward evaluation can probe the hashed windows with the oldest row's key.
+ */
+final class ScanWindow(keepKeys: Boolean = false) extends InputWindow {
   private val buffer = new TimeSortedBuffer(64)
-  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = buffer.append(time, row)
+  private val keys = if (keepKeys) new TimeSortedBuffer(64) else null
+  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
+    buffer.append(time, row)
+    if (keys != null) keys.append(time, key) // same times, so the same position as the row
+  }
   def candidates(key: AnyRef): TimeSortedBuffer = buffer
   def size: Int = buffer.size
   def oldestTime: Long = buffer.oldestTime
   def oldestRow: AnyRef = buffer.oldestRow
-  def oldestKey: AnyRef = null
-  def evictOldest(): Unit = buffer.popOldest()
+  def oldestKey: AnyRef = if (keys == null) null else keys.oldestRow
+  def evictOldest(): Unit = { buffer.popOldest(); if (keys != null) keys.popOldest() }
+}
+
+/**
+ * T-tree or B+tree access path (paper 003): the rows in a [[wjoin.core.index.RangeWindow]],
+ * indexed on one `Long` range attribute (`rangeOf(row)`), probed with `probe(lo, hi)`. The
+ * cursor yields candidates in attribute order, so the engine tests both period bounds on
+ * each. Keys are kept as in [[ScanWindow]] when `keepKeys`.
+ */
+final class IndexedWindow(val range: wjoin.core.index.RangeWindow, rangeOf: AnyRef => Long, keepKeys: Boolean)
+    extends InputWindow {
+  private val keys = if (keepKeys) new TimeSortedBuffer(64) else null
+  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
+    range.insert(rangeOf(row), time, row)
+    if (keys != null) keys.append(time, key)
+  }
+  def candidates(key: AnyRef): TimeSortedBuffer =
+    throw new UnsupportedOperationException("an indexed window is probed by range, not scanned")
+  def probe(lo: Long, hi: Long): wjoin.core.index.RangeCursor[wjoin.core.index.RangeWindow.Entry] = range.probe(lo, hi)
+  def size: Int = range.size
+  def oldestTime: Long = range.oldestTime
+  def oldestRow: AnyRef = range.oldestRow
+  def oldestKey: AnyRef = if (keys == null) null else keys.oldestRow
+  def evictOldest(): Unit = { range.evictOldest(); if (keys != null) keys.popOldest() }
 }
 
 /**

@@ -1,5 +1,8 @@
 package wjoin.core
 
+import wjoin.core.cost.AccessPath
+import wjoin.core.index.{RangeCursor, RangeWindow}
+
 /**
  * The W-join state machine of one partition: N input windows and one resumable
  * enumeration (a depth-first search with an explicit stack, so results are pulled one at a
@@ -67,12 +70,22 @@ package wjoin.core
  * the true matrix on the pairs the period matrix is looser on (counted in
  * `stats.refineRejections`), and rejected if it lies inside `plan.exclude` (`stats.excluded`).
  *
+ * Access paths (issue 5): each window is built from [[EnginePlan.accessPath]]. Scan and hash
+ * windows are time-sorted, so a probe stops past its period. An indexed window (T-tree,
+ * B+tree) is probed with a cursor over the range its [[RangeBinding]]s give from the rows
+ * bound so far (the intersection of all bound sources' ranges); candidates come in attribute
+ * order, so both period bounds are tested on each. Lazy expiration (`expirationInterval` =
+ * tau > 0, backward evaluation) evicts only when the limit moved by tau; the per-candidate
+ * period test keeps the result unchanged, only the windows are larger.
+ *
  * @param plan          closed window matrix, algorithm, per-origin probe orders
  * @param filter        non-window predicate, tested as soon as its inputs are bound
  * @param completeBound rows newer than this may still arrive after finish(): Long.MaxValue in
  *                      batch, the eviction watermark W (in time units) in streaming
+ * @param ranges        the range attributes of rows, for indexed inputs
  */
-final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Long = Long.MaxValue) {
+final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Long = Long.MaxValue,
+    ranges: RangeValues = RangeValues.None) {
   private val n = plan.n
   private val last = n - 2
   // Periods and narrowing follow the strategy's period matrix; `truth` refines candidates.
@@ -83,7 +96,20 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
   private val horizon = plan.horizon
   private val forward = plan.forward
   private val streaming = completeBound != Long.MaxValue
-  private val windows: Array[InputWindow] = Array.fill(n)(if (plan.hashed) new HashWindow else new ScanWindow)
+  private val indexed = plan.indexed
+  private val windows: Array[InputWindow] = Array.tabulate(n) { j =>
+    plan.accessPath(j) match {
+      case AccessPath.Hash => new HashWindow
+      case AccessPath.Scan => new ScanWindow(plan.hashed)
+      case path =>
+        val attr = plan.indexAttr(j)
+        val range = if (path == AccessPath.TTree) RangeWindow.tTree(plan.nodeSize) else RangeWindow.bPlusTree(plan.nodeSize)
+        new IndexedWindow(range, row => ranges.value(j, attr, unstamped(row)), plan.hashed)
+    }
+  }
+  private val tau = plan.expirationInterval
+  /** Lazy expiration: the limit of the last eviction (rows up to it are gone). */
+  private var evictedUpTo = Long.MinValue
   private val filterAt = Array.tabulate(n * n)(od => od % n < n - 1 && filter.activeAt(od / n, od % n))
   private val rowLimit = plan.rowLimit
   private val counting = plan.counting
@@ -108,6 +134,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
   private val sliceEnd = new Array[Int](n)
   private var fixed: Array[Boolean] = _
   private val sources = new Array[TimeSortedBuffer](n)
+  private val cursors = new Array[RangeCursor[RangeWindow.Entry]](n)
   private var origin = -1
   private var order: Array[Int] = _
   private var narrowing: Array[Boolean] = _
@@ -132,7 +159,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     if (forward) {
       arrivals.append(time, Integer.valueOf(input))
     } else {
-      evictExpired(complete)
+      if (tau == 0 || complete == Long.MinValue || complete - tau >= evictedUpTo) evictExpired(complete)
       if (!start(input, time, key, stored)) origin = -1
     }
     store(input, time, key, stored)
@@ -227,6 +254,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
 
   /** Backward evaluation: drops the rows of input j with ts + horizon(j) <= limit. */
   private def evictExpired(limit: Long): Unit = {
+    evictedUpTo = limit
     var j = 0
     while (j < n) {
       val h = horizon(j)
@@ -262,9 +290,13 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     var j = 0
     while (j < n) {
       if (j != o) {
-        val s = windows(j).candidates(key)
-        if (s == null || s.isEmpty) return false
-        sources(j) = s
+        if (indexed(j)) {
+          if (windows(j).size == 0) return false
+        } else {
+          val s = windows(j).candidates(key)
+          if (s == null || s.isEmpty) return false
+          sources(j) = s
+        }
         var l = minus(t, c(o * n + j))
         var h = WindowMatrix.add(t, c(j * n + o))
         if (forward) l = math.max(l, t) else if (!streaming) h = math.min(h, t)
@@ -277,7 +309,7 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     if (forward) { // Mode 2: slices that only the origin bounds are found once
       var d = 0
       while (d <= last) {
-        if (fixed(d)) {
+        if (fixed(d) && !indexed(order(d))) {
           val k = order(d)
           val s = sources(k)
           sliceFrom(d) = s.lowerBound(lo(k))
@@ -298,7 +330,8 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
   private def enter(d: Int): Unit = {
     val j = order(d)
     val s = sources(j)
-    if (forward && fixed(d)) {
+    if (indexed(j)) openCursor(d, j)
+    else if (forward && fixed(d)) {
       pos(d) = sliceFrom(d) - 1
       end(d) = sliceEnd(d)
     } else if (forward) {
@@ -316,48 +349,112 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     }
   }
 
+  /**
+   * Opens the range probe of indexed input j at depth d: the intersection of the ranges of
+   * its bindings whose source is bound (the origin or an earlier depth); the whole attribute
+   * range if none is (the plan avoids that order, see [[EnginePlan.validOrder]]).
+   */
+  private def openCursor(d: Int, j: Int): Unit = {
+    var rlo = Long.MinValue
+    var rhi = Long.MaxValue
+    val bs = plan.bindingsOf(j)
+    var k = 0
+    while (k < bs.length) {
+      val b = bs(k)
+      if (isBound(b.source, d)) {
+        val x = ranges.value(b.source, b.sourceAttr, tuple(b.source))
+        rlo = math.max(rlo, b.low(x))
+        rhi = math.min(rhi, b.high(x))
+      }
+      k += 1
+    }
+    val w = windows(j).asInstanceOf[IndexedWindow]
+    stats.comparisons += 32 - Integer.numberOfLeadingZeros(w.size)
+    cursors(d) = w.probe(rlo, rhi)
+  }
+
+  /** Is input i's member bound before depth d of the current origin's order? */
+  private def isBound(i: Int, d: Int): Boolean = {
+    if (i == origin) return true
+    var k = 0
+    while (k < d) { if (order(k) == i) return true; k += 1 }
+    false
+  }
+
+  /** Indexed depth d: the next candidate of the cursor inside the period; false when none. */
+  private def advanceCursor(d: Int, j: Int): Boolean = {
+    val cursor = cursors(d)
+    val base = d * n
+    while (cursor.next()) {
+      val entry = cursor.value
+      val tt = entry.time
+      stats.comparisons += 2
+      if (tt >= lo(base + j) && tt <= hi(base + j) && bind(d, j, entry.row, tt)) return true
+    }
+    false
+  }
+
+  /**
+   * Binds `stored` (a row of input j at time tt, inside its period) at depth d: true if the
+   * count windows, the filter and (last depth) the refinement or (otherwise) the narrowed
+   * periods of the inputs still to probe all admit it.
+   */
+  private def bind(d: Int, j: Int, stored: AnyRef, tt: Long): Boolean = {
+    if (counting) {
+      stamps(j) = stored.asInstanceOf[Stamped]
+      tuple(j) = stamps(j).row
+    } else tuple(j) = stored
+    times(j) = tt
+    (!counting || countsHold(d)) && passes(d) && (if (d == last) admitted() else narrow(d, j, tt))
+  }
+
   /** Moves to the next combination of the current origin. */
   private def advance(): Boolean = {
     var d = depth
     while (d >= 0) {
       val j = order(d)
-      val s = sources(j)
-      val base = d * n
-      val e = end(d)
-      var p = pos(d) + 1
-      var found = false
-      while (!found && p < e) {
-        val tt = s.time(p)
-        var inPeriod = true
-        if (!forward) { // IsIn(t_k, CurrentPeriod); rows are time-sorted, so stop past the period
-          stats.comparisons += 1
-          if (tt < lo(base + j)) inPeriod = false
-          else {
-            stats.comparisons += 1
-            if (tt > hi(base + j)) { inPeriod = false; p = e }
+      if (indexed(j)) {
+        if (advanceCursor(d, j)) {
+          if (d == last) {
+            depth = d
+            stats.results += 1
+            return true
           }
-        }
-        if (inPeriod) {
-          if (counting) {
-            stamps(j) = s.row(p).asInstanceOf[Stamped]
-            tuple(j) = stamps(j).row
-          } else tuple(j) = s.row(p)
-          times(j) = tt
-          found = (!counting || countsHold(d)) && passes(d) && (if (d == last) admitted() else narrow(d, j, tt))
-        }
-        if (!found) p += 1
-      }
-      if (found) {
-        pos(d) = p
-        if (d == last) {
-          depth = d
-          stats.results += 1
-          return true
-        }
-        d += 1
-        enter(d)
+          d += 1
+          enter(d)
+        } else d -= 1
       } else {
-        d -= 1
+        val s = sources(j)
+        val base = d * n
+        val e = end(d)
+        var p = pos(d) + 1
+        var found = false
+        while (!found && p < e) {
+          val tt = s.time(p)
+          var inPeriod = true
+          if (!forward) { // IsIn(t_k, CurrentPeriod); rows are time-sorted, so stop past the period
+            stats.comparisons += 1
+            if (tt < lo(base + j)) inPeriod = false
+            else {
+              stats.comparisons += 1
+              if (tt > hi(base + j)) { inPeriod = false; p = e }
+            }
+          }
+          if (inPeriod) found = bind(d, j, s.row(p), tt)
+          if (!found) p += 1
+        }
+        if (found) {
+          pos(d) = p
+          if (d == last) {
+            depth = d
+            stats.results += 1
+            return true
+          }
+          d += 1
+          enter(d)
+        } else {
+          d -= 1
+        }
       }
     }
     depth = -1

@@ -43,9 +43,11 @@ final class StreamingWindowJoinEvaluator(
     plan: EnginePlan,
     metrics: Map[String, SQLMetric],
     lateBound: Long,
-    watermark: Long)
+    watermark: Long,
+    rangeAttributes: Seq[Seq[Expression]] = Nil)
   extends WindowJoinEvaluator(inputAttributes, timeColumns, keys, residual, output, plan, metrics,
-    storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references)) {
+    storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references),
+    rangeAttributes = rangeAttributes) {
 
   /**
    * Joins the batch's `inputs` with the state in `store`; the store is updated (not committed)
@@ -56,7 +58,7 @@ final class StreamingWindowJoinEvaluator(
       store: StateStore): (Iterator[InternalRow], () => Long) = {
     val state = new ChunkedState(store, batchId)
     val combined = new CombinedRow(storedAttributes.map(_.size))
-    val batch = new MicroBatchWJoin(plan, tupleFilter(partitionIndex, combined), watermark)
+    val batch = new MicroBatchWJoin(plan, tupleFilter(partitionIndex, combined), watermark, rangeValues())
     batch.engine.onEvict = (i, t, _) => state.evicted(i, t)
     val emit = outputWriter(combined)
     val arrivals = new Arrivals(inputs.toArray, state)

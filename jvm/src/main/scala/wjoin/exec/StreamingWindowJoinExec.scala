@@ -50,6 +50,7 @@ import wjoin.plan.{WindowJoin, WindowSpec}
  * @param residual            the conjuncts the engine tests
  * @param windows             the window constraints and their closed matrix
  * @param algorithm           NLW / HW (eager) or MW (ordered)
+ * @param access              access paths, range predicates, probe orders, expiration interval
  * @param output              the output columns
  * @param stateInfo           where the state lives; None only when the plan is merely explained
  * @param lateWatermarkMs     WL in milliseconds (0: none yet)
@@ -63,6 +64,7 @@ case class StreamingWindowJoinExec(
     residual: Seq[Expression],
     windows: WindowSpec,
     algorithm: Algorithm,
+    access: WindowJoinExec.PlannedAccess,
     output: Seq[Attribute],
     stateInfo: Option[StatefulOperatorStateInfo],
     lateWatermarkMs: Long,
@@ -71,7 +73,7 @@ case class StreamingWindowJoinExec(
 
   private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
 
-  @transient lazy val enginePlan: EnginePlan = windows.enginePlan(algorithm, hashed)
+  @transient lazy val enginePlan: EnginePlan = access.enginePlan(windows, algorithm, hashed)
 
   /** Schema of the state store: chunks of rows, see [[StreamingWindowJoinEvaluator]]. */
   private val stateKeySchema = new StructType().add("input", IntegerType).add("chunk", LongType)
@@ -130,15 +132,15 @@ case class StreamingWindowJoinExec(
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = newInputWatermark > evictionWatermarkMs
 
   override def simpleString(maxFields: Int): String =
-    s"StreamingWindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""} " +
+    s"StreamingWindowJoin ${algorithm.name}${if (enginePlan.allHashed) " (hash)" else ""} " +
       s"${if (enginePlan.forward) "ordered" else "eager"}, " +
-      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan) +
+      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan, access) +
       s", watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
       stateInfo.map(s => s"operator=${s.operatorId}, partitions=${s.numPartitions}").getOrElse("no state (not running)")
 
   override protected def doExecute(): RDD[InternalRow] = {
     val evaluator = new StreamingWindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
-      enginePlan, metrics, micros(lateWatermarkMs), micros(evictionWatermarkMs))
+      enginePlan, metrics, micros(lateWatermarkMs), micros(evictionWatermarkMs), access.rangeAttributes)
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
       children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
     val commitTime = longMetric("commitTimeMs")
@@ -180,5 +182,5 @@ object StreamingWindowJoinExec {
       stateInfo: Option[StatefulOperatorStateInfo], lateWatermarkMs: Long,
       evictionWatermarkMs: Long): StreamingWindowJoinExec =
     new StreamingWindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows,
-      choice.algorithm, w.output, stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
+      choice.algorithm, choice.access, w.output, stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types._
 
-import wjoin.core.{EnginePlan, TimeBands, TupleFilter, WJoinEngine}
+import wjoin.core.{EnginePlan, RangeValues, TimeBands, TupleFilter, WJoinEngine}
 
 /**
  * Runs one partition of a W-join: merges the N time-sorted inputs into one arrival order,
@@ -28,6 +28,7 @@ import wjoin.core.{EnginePlan, TimeBands, TupleFilter, WJoinEngine}
  * @param bands           time bands, when partition b holds band b of every input
  *                        ([[TimeBands]]): only combinations whose earliest member is in band b
  *                        are emitted, and input rows were counted before the band shuffle
+ * @param rangeAttributes per input, the range attributes of the plan's range bindings
  */
 class WindowJoinEvaluator(
     inputAttributes: Seq[Seq[Attribute]],
@@ -38,7 +39,8 @@ class WindowJoinEvaluator(
     plan: EnginePlan,
     metrics: Map[String, SQLMetric],
     storeAlso: Seq[Attribute] = Nil,
-    bands: Option[TimeBands] = None) extends Serializable {
+    bands: Option[TimeBands] = None,
+    rangeAttributes: Seq[Seq[Expression]] = Nil) extends Serializable {
 
   protected val n = inputAttributes.size
 
@@ -47,7 +49,8 @@ class WindowJoinEvaluator(
    * predicate, nothing else (time and key are read before). A count buffers empty rows.
    */
   protected val storedAttributes: Seq[Seq[Attribute]] = {
-    val needed = AttributeSet(output) ++ AttributeSet(residual.flatMap(_.references)) ++ AttributeSet(storeAlso)
+    val needed = AttributeSet(output) ++ AttributeSet(residual.flatMap(_.references)) ++ AttributeSet(storeAlso) ++
+      AttributeSet(rangeAttributes.flatten.flatMap(_.references))
     inputAttributes.map(_.filter(needed.contains))
   }
 
@@ -97,8 +100,27 @@ class WindowJoinEvaluator(
     val keyOf = Array.tabulate(n)(keyReader(_))
 
     val combined = new CombinedRow(storedAttributes.map(_.size))
-    val engine = new WJoinEngine(plan, tupleFilter(partitionIndex, combined))
+    val engine = new WJoinEngine(plan, tupleFilter(partitionIndex, combined), ranges = rangeValues())
     new PartitionIterator(partitionIndex, inputs.toArray, times, keyOf, engine, outputWriter(combined))
+  }
+
+  /**
+   * The range attributes of buffered rows (indexed inputs). A NULL reads as Long.MinValue:
+   * its band conjunct, which stays in the residual, is never true, so where such a row lands
+   * in an index or which range it opens only costs candidates, never results.
+   */
+  protected def rangeValues(): RangeValues = {
+    if (!plan.indexed.exists(identity)) return RangeValues.None
+    val bound: Array[Array[Expression]] = Array.tabulate(n) { i =>
+      rangeAttributes.lift(i).getOrElse(Nil).map(BindReferences.bindReference(_, storedAttributes(i))).toArray
+    }
+    new RangeValues {
+      def value(input: Int, attr: Int, row: AnyRef): Long = bound(input)(attr).eval(row.asInstanceOf[InternalRow]) match {
+        case null => Long.MinValue
+        case v: java.lang.Number => v.longValue()
+        case other => throw new IllegalStateException(s"unexpected range value $other")
+      }
+    }
   }
 
   /** The residual predicate, compiled per (origin, depth) where its inputs are first bound. */

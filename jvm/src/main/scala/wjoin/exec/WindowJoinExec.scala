@@ -8,8 +8,9 @@ import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.internal.SQLConf
 
-import wjoin.core.{Algorithm, EnginePlan, StreamRows, TimeBands}
-import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
+import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, StreamRows, TimeBands}
+import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, AccessRequest}
+import wjoin.plan.{JoinConditionAnalysis, RangePredicates, WindowJoin, WindowSpec}
 
 /**
  * Physical W-join of N inputs. Thin: it states what it needs from its children and hands
@@ -39,6 +40,7 @@ import wjoin.plan.{JoinConditionAnalysis, WindowJoin, WindowSpec}
  * @param residual    the conjuncts the engine tests (the keys guarantee the others)
  * @param windows     the window constraints and their closed matrix
  * @param algorithm   the chosen algorithm (never "auto" here)
+ * @param access      access path per input, range predicates, probe orders, expiration interval
  * @param output      the output columns: some of the children's, in input order
  * @param children    the planned inputs
  * @param timeBands   without a key: the most time bands (= partitions) to use, >= 1; 1 means
@@ -51,6 +53,7 @@ case class WindowJoinExec(
     residual: Seq[Expression],
     windows: WindowSpec,
     algorithm: Algorithm,
+    access: WindowJoinExec.PlannedAccess,
     output: Seq[Attribute],
     children: Seq[SparkPlan],
     timeBands: Int = 1) extends SparkPlan {
@@ -64,7 +67,8 @@ case class WindowJoinExec(
    */
   def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted
 
-  @transient lazy val enginePlan: EnginePlan = windows.enginePlan(algorithm, hashed)
+  @transient lazy val enginePlan: EnginePlan = access.enginePlan(windows, algorithm, hashed)
+
 
   /** ROWS windows count over a whole input, across keys, so all rows meet in one partition. */
   override def requiredChildDistribution: Seq[Distribution] =
@@ -104,8 +108,8 @@ case class WindowJoinExec(
     s"numInputRows$i" -> SQLMetrics.createMetric(sparkContext, s"input rows of ${inputNames(i)}"))
 
   override def simpleString(maxFields: Int): String =
-    s"WindowJoin ${algorithm.name}${if (hashed) " (hash)" else ""}, " +
-      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan) +
+    s"WindowJoin ${algorithm.name}${if (enginePlan.allHashed) " (hash)" else ""}, " +
+      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan, access) +
       s", partitioning=$partitioningText"
 
   /** EXPLAIN's partitioning: hash on the key, time bands (at most, and their least width), or one. */
@@ -118,7 +122,7 @@ case class WindowJoinExec(
     val inputs = children.map(_.execute())
     if (!banded) {
       val evaluator = new WindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
-        enginePlan, metrics)
+        enginePlan, metrics, rangeAttributes = access.rangeAttributes)
       return new ZippedPartitionsNRDD[InternalRow, InternalRow](inputs, evaluator.eval)
     }
     val times = children.indices.map(i => TimeColumn.of(children(i).output, timeColumns(i).asInstanceOf[Attribute]))
@@ -129,7 +133,7 @@ case class WindowJoinExec(
     val sorted = children.indices.map(i => TimeBandShuffle.partition(inputs(i), i, children(i).output,
       timeColumns(i).asInstanceOf[Attribute], bands, timeBands, metrics))
     val evaluator = new WindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
-      enginePlan, metrics, bands = Some(bands))
+      enginePlan, metrics, bands = Some(bands), rangeAttributes = access.rangeAttributes)
     new ZippedPartitionsNRDD[InternalRow, InternalRow](sorted, evaluator.eval)
   }
 
@@ -145,15 +149,66 @@ object WindowJoinExec {
    * @param algorithm the algorithm ("auto": [[Algorithm.auto]])
    * @param residual  the conjuncts the engine tests (hash buckets guarantee the key equalities)
    */
-  final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression])
+  final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression],
+      access: PlannedAccess)
+
+  /**
+   * The access-path part of the planning choice (issue 5), see [[AccessPlanner]].
+   *
+   * @param paths           access path per input
+   * @param bindings        band / inequality predicates usable to search an input's tree
+   * @param rangeAttributes per input, the range attributes the bindings number
+   * @param orders          probe order per origin (made valid through the join graph)
+   * @param tau             lazy expiration interval in time units (0: eager)
+   * @param decision        the costs behind the choice
+   * @param integralTime    time columns are plain numbers (for rendering tau)
+   */
+  final case class PlannedAccess(paths: Seq[AccessPath], bindings: Seq[RangeBinding],
+      rangeAttributes: Seq[Seq[Expression]], orders: Seq[Seq[Int]], tau: Long, decision: AccessDecision,
+      integralTime: Boolean) {
+    def enginePlan(windows: WindowSpec, algorithm: Algorithm, hashed: Boolean): EnginePlan =
+      new EnginePlan(windows.matrix, algorithm, hashed, paths, bindings, orders,
+        expirationInterval = if (algorithm == Algorithm.MW) 0L else tau, requestedStrategy = windows.strategy,
+        exclude = windows.excluding.map(_.matrix), rowLimits = windows.rowLimits)
+
+    /** "A=hash, B=ttree(B.x)", the expiration interval, and the costs. */
+    def describe(names: Seq[String], forward: Boolean = false): String = {
+      val ps = paths.indices.map { j =>
+        val attr = bindings.find(_.target == j).map(b => rangeAttributes(j)(b.targetAttr).sql)
+        s"${names(j)}=${paths(j).name}" + (if (paths(j).answersRanges && paths(j) != AccessPath.Scan) attr.fold("")(a => s"($a)") else "")
+      }
+      s"access paths=[${ps.mkString(", ")}], expiration=" +
+        (if (forward) "after sweep" else if (tau == 0) "eager" else s"every ${Durations.render(tau, integralTime)}") +
+        s", ${decision.describe(names)}"
+    }
+  }
 
   def choose(w: WindowJoin): JoinChoice = {
-    val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), w.condition)
+    val names = w.inputNames
+    val inputs = w.children.map(_.outputSet)
+    val analysis = JoinConditionAnalysis(inputs, w.condition)
     // Streams with ROWS windows need the ordered mode (forward evaluation), see WindowJoinChecks.
     val algorithm = Algorithm.parse(w.algorithm).getOrElse(
       if (w.isStreaming && w.windows.counted) Algorithm.MW else Algorithm.auto(analysis.hasKey))
-    val hashed = algorithm != Algorithm.NLW && analysis.hasKey
-    JoinChoice(analysis.keys, algorithm, if (hashed) analysis.otherConjuncts else analysis.allConjuncts)
+    val keyed = algorithm != Algorithm.NLW && analysis.hasKey
+    val ranges = RangePredicates(inputs, analysis.otherConjuncts)
+    val request = AccessRequest.parse(w.access.paths, names)
+    val horizon = names.indices.map(w.windows.matrix.horizon)
+    val tau = w.access.expiration.trim.toLowerCase(java.util.Locale.ROOT) match {
+      case "auto" => None
+      case "eager" | "0" | "" => Some(0L)
+      case text => Some(Durations.parse(text, w.windows.integralTime, "expiration interval"))
+    }
+    val stats = names.indices.map { i =>
+      InputStatistics.of(w.children(i), w.timeColumns(i), if (keyed) analysis.keys(i) else Nil,
+        ranges.attributes(i), horizon(i), w.isStreaming)
+    }
+    val decision = AccessPlanner.plan(names, horizon, keyed, ranges.bindings, stats, request,
+      scanOnly = algorithm == Algorithm.NLW, tau)
+    val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
+    JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
+      PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,
+        w.windows.integralTime))
   }
 
   /**
@@ -191,17 +246,17 @@ object WindowJoinExec {
     val choice = choose(w)
     val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) maxTimeBands(SQLConf.get) else 1
     new WindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows, choice.algorithm,
-      w.output, children, bands)
+      choice.access, w.output, children, bands)
   }
 
   /** The part of EXPLAIN's node line that batch and streaming W-joins share. */
   def describe(inputNames: Seq[String], timeColumns: Seq[Expression], keys: Seq[Seq[Expression]],
-      residual: Seq[Expression], windows: WindowSpec, enginePlan: EnginePlan): String = {
+      residual: Seq[Expression], windows: WindowSpec, enginePlan: EnginePlan, access: PlannedAccess): String = {
     val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
     s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
       s"windows=${windows.describe(inputNames)}" +
       (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
       s", window strategy=${enginePlan.describeStrategy(inputNames, windows.render)}" +
-      s", probe order=[${enginePlan.describe(inputNames)}]"
+      s", probe order=[${enginePlan.describe(inputNames)}], " + access.describe(inputNames, enginePlan.forward)
   }
 }

@@ -33,8 +33,18 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
 
   /** The engine's plan for these windows under `algorithm`. */
   def enginePlan(algorithm: Algorithm, hashed: Boolean): EnginePlan =
-    new EnginePlan(matrix, algorithm, hashed, strategy, excluding.map(_.matrix), rowLimits = rowLimits)
+    new EnginePlan(matrix, algorithm, hashed, requestedStrategy = strategy, exclude = excluding.map(_.matrix),
+      rowLimits = rowLimits)
 }
+
+/**
+ * How the user wants the windows searched and expired (issue 5); both are plain text,
+ * checked when the W-join is built ([[wjoin.core.cost.AccessRequest.parse]], `Durations`).
+ *
+ * @param paths      "auto" (default), "cost", and/or per-input forced paths "A:hash, B:ttree"
+ * @param expiration the lazy expiration interval tau: "0" (eager, default), "auto" or a length
+ */
+final case class AccessOptions(paths: String = "auto", expiration: String = "0")
 
 /**
  * Logical W-join of N >= 2 inputs (paper 000): the bag of N-tuples (r_1..r_N), r_i from
@@ -61,6 +71,7 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  * @param windows     the window constraints and their closed matrix
  * @param algorithm   "auto", "nlw", "hw" or "mw"
  * @param outputColumns the output: columns of the children, in input order
+ * @param access      access paths and expiration interval asked for
  */
 case class WindowJoin(
     children: Seq[LogicalPlan],
@@ -69,7 +80,8 @@ case class WindowJoin(
     condition: Option[Expression],
     windows: WindowSpec,
     algorithm: String,
-    outputColumns: Seq[Attribute]) extends LogicalPlan {
+    outputColumns: Seq[Attribute],
+    access: AccessOptions = AccessOptions()) extends LogicalPlan {
 
   override def output: Seq[Attribute] = outputColumns
 
@@ -81,7 +93,22 @@ case class WindowJoin(
   override def simpleString(maxFields: Int): String =
     s"WindowJoin $algorithm${if (windows.strategy == WindowStrategy.Auto) "" else s" ${windows.strategy}"}, inputs=[${inputNames.mkString(", ")}], " +
       s"time=[${timeColumns.map(_.sql).mkString(", ")}], windows=${windows.describe(inputNames)}" +
-      condition.map(c => s", condition=${c.sql}").getOrElse("")
+      condition.map(c => s", condition=${c.sql}").getOrElse("") +
+      (if (access == AccessOptions()) "" else s", access=${access.paths}, expiration=${access.expiration}")
+
+  /**
+   * EXPLAIN's cost mode (`df.explain("cost")`, `EXPLAIN COST`) prints the optimized logical
+   * plan with this suffix: Spark's statistics, then the access paths, probe orders and the
+   * unit-time cost of the chosen plan and of the runner-up.
+   */
+  override def verboseStringWithSuffix(maxFields: Int): String = {
+    val planned = if (!resolved) "" else scala.util.Try {
+      val choice = wjoin.exec.WindowJoinExec.choose(this)
+      s", algorithm=${choice.algorithm.name}, " +
+        choice.access.describe(inputNames, forward = choice.algorithm == wjoin.core.Algorithm.MW)
+    }.getOrElse("")
+    super.verboseStringWithSuffix(maxFields) + planned
+  }
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[LogicalPlan]): WindowJoin =
     copy(children = newChildren)

@@ -1,7 +1,19 @@
 package wjoin.core
 
-/** A test row: input index, event time, key, and an id unique within the test. */
-final case class TRow(input: Int, time: Long, key: Int, id: Int)
+/**
+ * A test row: input index, event time, key, an id unique within the test, and range
+ * attributes (attribute a of the engine's [[RangeValues]] is `x` for a = 0, `y` for a = 1).
+ */
+final case class TRow(input: Int, time: Long, key: Int, id: Int, x: Long = 0L, y: Long = 0L)
+
+object TRow {
+  val ranges: RangeValues = new RangeValues {
+    def value(input: Int, attr: Int, row: AnyRef): Long = {
+      val r = row.asInstanceOf[TRow]
+      if (attr == 0) r.x else r.y
+    }
+  }
+}
 
 /**
  * The oracle: the W-join by its definition, over the full cross product. Tiny and
@@ -44,7 +56,7 @@ object EngineRunner {
 
   def run(n: Int, rows: Seq[TRow], plan: EnginePlan, sameKey: Boolean,
       extra: Seq[TRow] => Boolean = _ => true): (Seq[Seq[Int]], JoinStats) = {
-    val engine = new WJoinEngine(plan, filter(n, plan, sameKey, extra))
+    val engine = new WJoinEngine(plan, filter(n, plan, sameKey, extra), ranges = TRow.ranges)
     val out = Seq.newBuilder[Seq[Int]]
     def drain(): Unit = while (engine.next()) {
       out += engine.tuple.toSeq.map(_.asInstanceOf[TRow].id)
@@ -60,13 +72,13 @@ object EngineRunner {
     (out.result().sortBy(_.mkString(",")), engine.stats)
   }
 
-  /** Key equality is part of the filter unless buckets already guarantee it. */
+  /** Key equality is part of the filter unless buckets (on every input) already guarantee it. */
   def filter(n: Int, plan: EnginePlan, sameKey: Boolean, extra: Seq[TRow] => Boolean): TupleFilter =
     new TupleFilter {
-      def activeAt(origin: Int, depth: Int): Boolean = (sameKey && !plan.hashed) || depth == n - 2
+      def activeAt(origin: Int, depth: Int): Boolean = (sameKey && !plan.allHashed) || depth == n - 2
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean = {
         val bound = tuple(plan.probeOrder(origin)(depth)).asInstanceOf[TRow]
-        val keyOk = !sameKey || plan.hashed || bound.key == tuple(origin).asInstanceOf[TRow].key
+        val keyOk = !sameKey || plan.allHashed || bound.key == tuple(origin).asInstanceOf[TRow].key
         keyOk && (depth < n - 2 || extra(tuple.toSeq.map(_.asInstanceOf[TRow])))
       }
     }
@@ -85,7 +97,8 @@ object EngineFixtures {
         Seq(WindowStrategy.Exact, WindowStrategy.GCA, WindowStrategy.LCA) else Seq(WindowStrategy.Exact)
       (name, algorithm, hashed) <- Seq(("nlw", Algorithm.NLW, false), ("mw-scan", Algorithm.MW, false)) ++
         (if (keyed) Seq(("hw", Algorithm.HW, true), ("mw-hash", Algorithm.MW, true)) else Nil)
-    } yield s"$name/$strategy" -> new EnginePlan(matrix, algorithm, hashed, strategy, exclude, rowLimits = rowLimits)
+    } yield s"$name/$strategy" -> new EnginePlan(matrix, algorithm, hashed, requestedStrategy = strategy, exclude = exclude,
+      rowLimits = rowLimits)
 
   def rows(n: Int, perInput: Int, maxTime: Int, keys: Int, seed: Long): Seq[TRow] = {
     val rnd = new scala.util.Random(seed)

@@ -68,7 +68,7 @@ class WindowStrategySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
             assert(p.upper(i, j) >= c.upper(i, j), s"$s is tighter than the windows at ($i,$j)")
             for (k <- 0 until n) assert(WindowMatrix.add(p.upper(i, k), p.upper(k, j)) >= p.upper(i, j), s"$s not closed")
           }
-          assert(new EnginePlan(c, Algorithm.MW, hashed = false, s).horizon.sameElements(
+          assert(new EnginePlan(c, Algorithm.MW, hashed = false, requestedStrategy = s).horizon.sameElements(
             (0 until n).map(p.horizon)))
         }
         assert(WindowStrategy.periodMatrix(WindowStrategy.GCA, c).isUniform || n < 2)
@@ -96,10 +96,10 @@ class WindowStrategySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(byStrategy("mw-scan/exact") == 0 && byStrategy("nlw/exact") == 0)
     assert(byStrategy("mw-scan/gca") > 0, "GCA's single 3-wide window must yield false positives")
     assert(byStrategy("mw-scan/gca") >= byStrategy("mw-scan/lca"), "LCA's local windows are tighter than GCA's")
-    val gca = new EnginePlan(matrix, Algorithm.MW, hashed = false, WindowStrategy.GCA)
+    val gca = new EnginePlan(matrix, Algorithm.MW, hashed = false, requestedStrategy = WindowStrategy.GCA)
     assert(gca.checkPairs.length == 10, "GCA refines the ten 2-wide bounds (both signs of five pairs)")
     assert(gca.describeStrategy(names(n), _.toString) == "gca (single window 3, refine 10 bounds)")
-    assert(new EnginePlan(matrix, Algorithm.MW, hashed = false, WindowStrategy.LCA)
+    assert(new EnginePlan(matrix, Algorithm.MW, hashed = false, requestedStrategy = WindowStrategy.LCA)
       .describeStrategy(names(n), _.toString) == "lca (local windows A=3 B=3 C=2 D=2, refine 4 bounds)")
   }
 
@@ -138,8 +138,8 @@ class WindowStrategySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private def bidirectional(n: Int, rs: Seq[TRow], q: WindowMatrix, rev: WindowMatrix, keyed: Boolean,
       strategy: WindowStrategy, algorithm: Algorithm): (Seq[Seq[Int]], JoinStats) = {
     val hashed = keyed && algorithm != Algorithm.NLW
-    val (a, _) = run(n, rs, new EnginePlan(q, algorithm, hashed, strategy), keyed)
-    val (b, stats) = run(n, rs, new EnginePlan(rev, algorithm, hashed, strategy, Some(q)), keyed)
+    val (a, _) = run(n, rs, new EnginePlan(q, algorithm, hashed, requestedStrategy = strategy), keyed)
+    val (b, stats) = run(n, rs, new EnginePlan(rev, algorithm, hashed, requestedStrategy = strategy, exclude = Some(q)), keyed)
     ((a ++ b).sortBy(_.mkString(",")), stats)
   }
 

@@ -1,0 +1,198 @@
+package wjoin.core.cost
+
+import java.util.Locale
+
+import wjoin.core.{EnginePlan, RangeBinding}
+
+/**
+ * Statistics of one input, as the planner gets them (batch: from the data or Spark's
+ * statistics; streaming: assumed, see `wjoin.exec.InputStatistics`).
+ *
+ * @param rows        rows of the input
+ * @param span        time units between its first and last row (> 0)
+ * @param distinct    distinct values of the shared equality key (1 without one)
+ * @param rangeWidths per range attribute of this input (numbered as in [[RangeBinding]]):
+ *                    max - min + 1 of its values, the domain a band's selectivity is taken of
+ * @param source      where the figures come from, for EXPLAIN ("data", "spark stats", "assumed")
+ */
+final case class InputStats(rows: Double, span: Double, distinct: Double = 1.0,
+    rangeWidths: Map[Int, Double] = Map.empty, source: String = "assumed") {
+  require(rows >= 0 && span > 0 && distinct >= 1, s"invalid input statistics: $this")
+  def rate: Double = rows / span
+}
+
+/**
+ * What the user asked for: per input a forced path (None = choose), and how much the cost
+ * model may choose (`mode`):
+ *  - `Auto` (default): trees compete by cost with the input's default path, which is hash on
+ *    an input with the shared key (exact-equality buckets, as HW-join and hash MW-join always
+ *    did) and scan otherwise;
+ *  - `Cost`: every allowed path competes, scan vs hash included.
+ * An explicit algorithm nlw scans every window.
+ */
+final case class AccessRequest(forced: Seq[Option[AccessPath]], mode: AccessRequest.Mode = AccessRequest.Auto)
+
+object AccessRequest {
+  sealed trait Mode
+  case object Auto extends Mode
+  case object Cost extends Mode
+
+  def none(n: Int): AccessRequest = AccessRequest(Seq.fill(n)(None))
+
+  /**
+   * Parses `"A:hash, B:ttree"` (or `"auto"`, `"cost"`, optionally followed by per-input
+   * entries: `"cost, C:scan"`); names are matched case-insensitively. Paths: scan (nlj),
+   * hash, ttree (t-tree), bplustree (btree, b+tree).
+   */
+  def parse(text: String, names: Seq[String]): AccessRequest = {
+    val forced = Array.fill[Option[AccessPath]](names.size)(None)
+    var mode: Mode = Auto
+    val entries = Option(text).map(_.trim).filter(_.nonEmpty).toSeq.flatMap(_.split(",").map(_.trim)).filter(_.nonEmpty)
+    for (entry <- entries) entry.toLowerCase(Locale.ROOT) match {
+      case "auto" => mode = Auto
+      case "cost" => mode = Cost
+      case _ =>
+        val parts = entry.split("[:=]", 2).map(_.trim)
+        require(parts.length == 2,
+          s"access path entry '$entry' is not input:path (e.g. \"A:hash, B:ttree\"), 'auto' or 'cost'")
+        val i = names.indexWhere(_.equalsIgnoreCase(parts(0)))
+        require(i >= 0, s"access path for unknown input '${parts(0)}'; the inputs are ${names.mkString(", ")}")
+        require(forced(i).isEmpty, s"input ${names(i)} has two access paths")
+        forced(i) = Some(AccessPath.parse(parts(1)).getOrElse(throw new IllegalArgumentException(
+          s"unknown access path '${parts(1)}' for input ${names(i)}; use one of ${AccessPath.all.map(_.name).mkString(", ")}")))
+    }
+    AccessRequest(forced.toSeq, mode)
+  }
+}
+
+/**
+ * The planner's decision for one W-join: access path per input, probe order per origin, the
+ * expiration interval, and the unit-time costs behind them (for EXPLAIN).
+ */
+final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], cost: Double,
+    runnerUp: Option[(Seq[AccessPath], Double)], tau: Long, statsSource: String) {
+  def describe(names: Seq[String]): String = {
+    def plan(ps: Seq[AccessPath]) = names.zip(ps).map { case (nm, p) => s"$nm=${p.name}" }.mkString(", ")
+    f"cost=$cost%.4g [${plan(paths)}]" + runnerUp.map { case (ps, c) => f", runner-up=$c%.4g [${plan(ps)}]" }
+      .getOrElse(", runner-up=none") + s" (unit-time cost, paper 003; stats: $statsSource)"
+  }
+}
+
+/**
+ * Chooses per-input access paths and per-origin probe orders (issue 5), from paper 003's
+ * unit-time cost model extended to N inputs ([[UnitTimeCost]]) and paper 001's ordering
+ * heuristic ([[ProbeOrderCost.heuristic]]):
+ *
+ *  1. per input i: rate lambda_i = rows / span, window time size T_i = horizon(i) (how long a
+ *     row stays joinable), window rows B_i = min(rows, lambda_i x (T_i + tau)), distinct keys
+ *     v_i; a band probe into i returns about B_i x width / domain rows (width of the band from
+ *     its offsets, domain from the range attribute's values; one-sided: half the window);
+ *  2. probe order: the heuristic over [[StreamStats]] with b_i = rows per probe of the
+ *     current paths (hash: B/v buckets; tree: B / matches), turned into per-origin orders and
+ *     made valid through the join graph (an indexed input after a source of its range);
+ *  3. probe rates: [[ProbeOrderCost.probesPerUnitTime]] under those orders; paths:
+ *     [[UnitTimeCost.choose]] among each input's allowed paths (forced ones alone);
+ *  4. steps 2-3 once more with the chosen paths (the order depends on them only through rows
+ *     per probe).
+ * tau ("auto"): paper 001 Fig. 4a: the best re-evaluation/expiration interval grows with the
+ * number of hash buckets an expiration pass visits (about 4, 15 and 30 time units for 2, 10 and
+ * 30 buckets in a 100-unit window), i.e. roughly T x (1 + b) / 100; taken per input and the
+ * minimum over inputs, since one interval serves all windows. See [[expirationBuckets]] for b.
+ */
+object AccessPlanner {
+
+  /**
+   * Buckets one expiration pass over a window visits (paper 001's b for Fig. 4a). The paper's
+   * hash tables sweep every bucket for old rows; all of our windows find their oldest row in
+   * O(1) through the arrival ring (a hash window's ring points at the bucket to pop, a tree
+   * window's at the entry to delete), so a pass visits one place per window whatever the
+   * structure: b = 1, tau = T / 50. Measured (`AccessPathBenchmark --tau`, T = 100, four
+   * streams): the optimum is at tau 1-4 for both scan and hash, and tau = 51 (the paper's rule
+   * with our 50 per-key buckets) is 25% slower than that.
+   */
+  def expirationBuckets(path: AccessPath): Double = 1.0
+
+  /** Paths input j may take: the forced one, else by mode, key and range bindings. */
+  def allowed(j: Int, keyed: Boolean, bindings: Seq[RangeBinding], request: AccessRequest,
+      scanOnly: Boolean, names: Seq[String]): Seq[AccessPath] = {
+    val hasRange = bindings.exists(_.target == j)
+    request.forced(j) match {
+      case Some(p) =>
+        require(!scanOnly || p == AccessPath.Scan,
+          s"algorithm nlw scans every window, but input ${names(j)} is forced to ${p.name}; use algorithm auto, hw or mw")
+        require(p != AccessPath.Hash || keyed, s"input ${names(j)} cannot use a hash access path: there is no " +
+          "equality key shared by all inputs (join on a column of every input, e.g. on=\"id\")")
+        require(p == AccessPath.Scan || p == AccessPath.Hash || hasRange, s"input ${names(j)} cannot use a " +
+          s"${p.name} access path: no band or inequality predicate relates an integral, date or timestamp column " +
+          "of it to another input (e.g. abs(A.x - B.x) <= 5 or A.x < B.x)")
+        Seq(p)
+      case None if scanOnly => Seq(AccessPath.Scan)
+      case None =>
+        val trees = if (hasRange) Seq(AccessPath.TTree, AccessPath.BPlusTree) else Nil
+        request.mode match {
+          case AccessRequest.Auto => (if (keyed) AccessPath.Hash else AccessPath.Scan) +: trees
+          case AccessRequest.Cost => Seq(AccessPath.Scan) ++ (if (keyed) Seq(AccessPath.Hash) else Nil) ++ trees
+        }
+    }
+  }
+
+  /**
+   * @param horizon  per input, how long its rows stay joinable (the window's time size)
+   * @param tau      the expiration interval, or None for "auto"
+   */
+  def plan(names: Seq[String], horizon: Seq[Long], keyed: Boolean, bindings: Seq[RangeBinding], stats: Seq[InputStats],
+      request: AccessRequest, scanOnly: Boolean, tau: Option[Long], weights: WeightFactors = WeightFactors.default,
+      nodeSize: Int = 100): AccessDecision = {
+    val n = names.size
+    require(stats.size == n && horizon.size == n && request.forced.size == n, "one statistic, horizon and request per input")
+    val allowedPaths = (0 until n).map(allowed(_, keyed, bindings, request, scanOnly, names))
+    val timeSize = horizon.map(h => math.max(1.0, h.toDouble))
+    val distinct = stats.map(s => if (keyed) math.max(1.0, s.distinct) else 1.0)
+
+    def windowRows(j: Int, t: Double): Double = math.min(stats(j).rows, stats(j).rate * (timeSize(j) + t))
+    def matches(j: Int, t: Double): Double = {
+      val b = windowRows(j, t)
+      val widths = bindings.filter(_.target == j).map { bd =>
+        val domain = stats(j).rangeWidths.getOrElse(bd.targetAttr, Double.PositiveInfinity)
+        if (bd.lowOffset == Long.MinValue || bd.highOffset == Long.MaxValue) 0.5
+        else math.min(1.0, (bd.highOffset.toDouble - bd.lowOffset.toDouble + 1) / domain)
+      }
+      if (widths.isEmpty) b else b * widths.min
+    }
+    def rowsPerProbe(j: Int, p: AccessPath, t: Double): Double = p match {
+      case AccessPath.Scan => windowRows(j, t)
+      case AccessPath.Hash => windowRows(j, t) / distinct(j)
+      case _ => matches(j, t)
+    }
+    def sources(paths: Seq[AccessPath])(j: Int): Seq[Int] =
+      if (paths(j) == AccessPath.TTree || paths(j) == AccessPath.BPlusTree) bindings.filter(_.target == j).map(_.source) else Nil
+
+    def round(paths: Seq[AccessPath], t: Double): (Seq[Seq[Int]], UnitTimeCost.Choice) = {
+      val streams = (0 until n).map { j =>
+        val b = windowRows(j, 0)
+        val perProbe = math.max(1e-9, rowsPerProbe(j, paths(j), 0))
+        StreamStats(stats(j).rate, timeSize(j), distinct(j), buckets = math.max(1.0, b / perProbe))
+      }
+      val global = ProbeOrderCost.heuristic(streams, t).order
+      val orders = (0 until n).map(o => EnginePlan.validOrder(o, global.filter(_ != o), sources(paths)))
+      val probes = ProbeOrderCost.probesPerUnitTime(streams, orders, t)
+      val loads = (0 until n).map { j =>
+        InputLoad(stats(j).rate, WindowShape(windowRows(j, t), math.max(1.0, windowRows(j, t) / distinct(j)), nodeSize,
+          matches(j, t)), Some(probes(j)))
+      }
+      (orders, UnitTimeCost.choose(loads, allowedPaths, weights))
+    }
+
+    // Round 0 with eager expiration picks the paths tau "auto" is sized for (Fig. 4a: buckets).
+    val (_, eager) = round(allowedPaths.map(_.head), 0.0)
+    val chosenTau: Long = tau.getOrElse {
+      (0 until n).map(j => math.floor(timeSize(j) * (1 + expirationBuckets(eager.paths(j))) / 100).toLong).min
+    }
+    val t = chosenTau.toDouble
+    val (_, first) = if (t == 0) (Nil, eager) else round(eager.paths, t)
+    val (orders0, second) = round(first.paths, t)
+    // The order is recomputed for the final paths; an order valid for them is required.
+    val orders = (0 until n).map(o => EnginePlan.validOrder(o, orders0(o), sources(second.paths)))
+    AccessDecision(second.paths, orders, second.cost, second.runnerUp, chosenTau, stats.map(_.source).distinct.mkString("/"))
+  }
+}

@@ -1,0 +1,90 @@
+package wjoin.core.cost
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import wjoin.core.{EnginePlan, RangeBinding}
+import wjoin.core.cost.AccessPath._
+
+/** The per-input access-path choice, probe orders and tau, without Spark. */
+class AccessPlannerSuite extends AnyFunSuite {
+  private val names2 = Seq("A", "B")
+  private val band = Seq(RangeBinding(0, 0, 1, 0, -3, 3), RangeBinding(1, 0, 0, 0, -3, 3))
+
+  private def stats(rows: Double, span: Double, distinct: Double = 1, domain: Double = 1e5) =
+    InputStats(rows, span, distinct, Map(0 -> domain), "data")
+
+  test("parse: forced paths by name (any case), modes, and errors naming the culprit") {
+    val r = AccessRequest.parse("a:hash, B=T-tree", Seq("A", "B", "C"))
+    assert(r.forced == Seq(Some(Hash), Some(TTree), None) && r.mode == AccessRequest.Auto)
+    assert(AccessRequest.parse("cost, C:nlj", Seq("A", "B", "C")) == AccessRequest(Seq(None, None, Some(Scan)), AccessRequest.Cost))
+    assert(AccessRequest.parse(null, names2) == AccessRequest.none(2))
+    def err(text: String) = intercept[IllegalArgumentException](AccessRequest.parse(text, names2)).getMessage
+    assert(err("Z:scan").contains("unknown input 'Z'; the inputs are A, B"))
+    assert(err("A:quadtree").contains("unknown access path 'quadtree' for input A"))
+    assert(err("A:scan, a:hash").contains("input A has two access paths"))
+    assert(err("fast").contains("is not input:path"))
+  }
+
+  test("allowed paths: hash needs the key, trees a binding, nlw scans; forced paths alone") {
+    val none = AccessRequest.none(2)
+    assert(AccessPlanner.allowed(0, keyed = true, band, none, scanOnly = false, names2) == Seq(Hash, TTree, BPlusTree))
+    assert(AccessPlanner.allowed(0, keyed = false, Nil, none, scanOnly = false, names2) == Seq(Scan))
+    assert(AccessPlanner.allowed(0, keyed = true, Nil, none.copy(mode = AccessRequest.Cost), scanOnly = false, names2) ==
+      Seq(Scan, Hash))
+    assert(AccessPlanner.allowed(1, keyed = true, band, none, scanOnly = true, names2) == Seq(Scan))
+    val forced = AccessRequest(Seq(None, Some(BPlusTree)))
+    assert(AccessPlanner.allowed(1, keyed = false, band, forced, scanOnly = false, names2) == Seq(BPlusTree))
+    def err(req: AccessRequest, keyed: Boolean, bs: Seq[RangeBinding], scanOnly: Boolean = false) =
+      intercept[IllegalArgumentException](AccessPlanner.allowed(1, keyed, bs, req, scanOnly, names2)).getMessage
+    assert(err(AccessRequest(Seq(None, Some(Hash))), keyed = false, band).contains("input B cannot use a hash access path"))
+    assert(err(forced, keyed = true, Nil).contains("input B cannot use a bplustree access path: no band"))
+    assert(err(forced, keyed = false, band, scanOnly = true).contains("algorithm nlw scans every window"))
+  }
+
+  test("a band over a wide window gets trees, a narrow window scans; the runner-up swaps one input") {
+    def choose(window: Long) = AccessPlanner.plan(names2, Seq(window, window), keyed = false, band,
+      Seq(stats(3000, 3000), stats(3000, 3000)), AccessRequest.none(2), scanOnly = false, Some(0L))
+    val wide = choose(1000)
+    assert(wide.paths.forall(p => p == TTree || p == BPlusTree), wide)
+    val narrow = choose(1)
+    assert(narrow.paths == Seq(Scan, Scan), narrow)
+    for (d <- Seq(wide, narrow)) {
+      val (ps, c) = d.runnerUp.get
+      assert(ps.zip(d.paths).count { case (x, y) => x != y } == 1 && c >= d.cost)
+    }
+    assert(wide.describe(names2).matches("cost=\\S+ \\[A=\\w+, B=\\w+\\], runner-up=\\S+ \\[.*\\] \\(unit-time cost, paper 003; stats: data\\)"))
+  }
+
+  test("auto keeps hash on keyed inputs; cost may scan a tiny keyed window; forced paths win") {
+    val tiny = Seq(stats(10, 100, 2), stats(10, 100, 2))
+    val auto = AccessPlanner.plan(names2, Seq(1L, 1L), keyed = true, Nil, tiny, AccessRequest.none(2), false, Some(0L))
+    assert(auto.paths == Seq(Hash, Hash))
+    val cost = AccessPlanner.plan(names2, Seq(1L, 1L), keyed = true, Nil, tiny, AccessRequest.none(2).copy(mode = AccessRequest.Cost),
+      false, Some(0L))
+    assert(cost.paths == Seq(Scan, Scan), cost)
+    val forced = AccessPlanner.plan(names2, Seq(1000L, 1000L), keyed = true, band, Seq(stats(3000, 3000, 300), stats(3000, 3000, 300)),
+      AccessRequest(Seq(Some(Scan), Some(TTree))), false, Some(0L))
+    assert(forced.paths == Seq(Scan, TTree) && forced.runnerUp.isEmpty)
+  }
+
+  test("orders are valid through the join graph: a tree after the source of its range") {
+    val names = Seq("A", "B", "C", "D")
+    // C is searched from B, D from C: a path A - B - C - D of bands
+    val bs = Seq(RangeBinding(2, 0, 1, 0, -1, 1), RangeBinding(3, 0, 2, 0, -1, 1))
+    val d = AccessPlanner.plan(names, Seq.fill(4)(500L), keyed = false, bs, Seq.fill(4)(stats(5000, 1000)),
+      AccessRequest(Seq(None, None, Some(TTree), Some(BPlusTree))), false, Some(0L))
+    val sources = (j: Int) => bs.filter(_.target == j).map(_.source)
+    for (o <- 0 until 4) assert(EnginePlan.isValidOrder(o, d.orders(o), sources), s"origin $o: ${d.orders(o)}")
+  }
+
+  test("tau auto: T x (1 + b) / 100 with b = 1 for our windows (paper 001 Fig. 4a), larger windows larger tau") {
+    def tau(window: Long, distinct: Double) = AccessPlanner.plan(names2, Seq(window, window), keyed = true, Nil,
+      Seq(stats(1000, 1000, distinct), stats(1000, 1000, distinct)), AccessRequest.none(2), false, None).tau
+    assert(tau(100, 2) == 2 && tau(100, 30) == 2 && tau(1000, 30) == 20 && tau(10, 2) == 0)
+    assert(AccessPlanner.plan(names2, Seq(100L, 1000L), keyed = false, Nil, Seq(stats(1000, 1000), stats(1000, 1000)),
+      AccessRequest.none(2), false, None).tau == 2) // one interval for all windows: the smallest
+    assert(AccessPlanner.plan(names2, Seq(100L, 100L), keyed = true, Nil, Seq(stats(1000, 1000, 30), stats(1000, 1000, 30)),
+      AccessRequest.none(2), false, Some(0L)).tau == 0)
+  }
+
+}
