@@ -148,24 +148,12 @@ object WJoin extends PredicateHelper {
    * @param window      Form 1 window length, or null
    * @param windows     window terms in the papers' syntax, or null
    * @param algorithm   "auto", "nlw", "hw" or "mw"
-   */
-  def create(
-      inputs: java.util.List[DataFrame],
-      names: java.util.List[String],
-      onColumns: java.util.List[String],
-      onCondition: Column,
-      timeColumns: java.util.List[String],
-      window: String,
-      windows: String,
-      algorithm: String): DataFrame =
-    create(inputs, names, onColumns, onCondition, timeColumns, window, windows, algorithm, "auto", false, "auto", "0")
-
-  /**
-   * [[create]] with a window strategy ("auto", "exact", "gca", "lca"); for paths of DWINDOW
-   * terms only, `bidirectional` (the path or its reverse, each combination once); access paths
-   * and the expiration interval (see [[Builder.accessPaths]], [[Builder.expirationInterval]]),
-   * null meaning the default. Forced paths that cannot apply (hash without a shared key, a tree
-   * without a band predicate, anything but scan under nlw) fail here.
+   * @param windowStrategy "auto", "exact", "gca" or "lca" (how periods are bounded)
+   * @param bidirectional  only DWINDOW terms: the path or its reverse, each combination once
+   * @param accessPaths    see [[Builder.accessPaths]]; null means the default. Forced paths that
+   *                       cannot apply (hash without a shared key, a tree without a band
+   *                       predicate, anything but scan under nlw) fail here.
+   * @param expirationInterval see [[Builder.expirationInterval]]; null means eager
    */
   def create(
       inputs: java.util.List[DataFrame],

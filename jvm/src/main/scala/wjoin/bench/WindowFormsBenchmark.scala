@@ -19,7 +19,7 @@ import wjoin.core._
  * {{{ bin/sbt "runMain wjoin.bench.WindowFormsBenchmark [seconds] [keys]" }}}
  */
 object WindowFormsBenchmark {
-  final case class Row(key: Int, time: Long)
+  import EngineBenchmark.{Measure, Row, measure}
 
   /** Merged streams, input i at rates(i) rows/s (exponential gaps) for `seconds`. */
   def streams(rates: Seq[Double], seconds: Double, keys: Int, seed: Long): Array[(Int, Row)] = {
@@ -28,31 +28,6 @@ object WindowFormsBenchmark {
       Iterator.iterate(-math.log(1 - rnd.nextDouble()) / rate)(t => t - math.log(1 - rnd.nextDouble()) / rate)
         .takeWhile(_ < seconds).map(t => (i, Row(rnd.nextInt(keys), (t * 1e6).toLong))).toSeq
     }.sortBy(_._2.time).toArray
-  }
-
-  final case class Measure(results: Long, comparisons: Long, predicateEvals: Long, rejections: Long, nanos: Long,
-      peakBuffered: Long)
-
-  def run(data: Array[(Int, Row)], plan: EnginePlan): Measure = {
-    val filter = if (plan.hashed) TupleFilter.AcceptAll else new TupleFilter {
-      def activeAt(origin: Int, depth: Int): Boolean = true
-      def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
-        tuple(plan.probeOrder(origin)(depth)).asInstanceOf[Row].key == tuple(origin).asInstanceOf[Row].key
-    }
-    val engine = new WJoinEngine(plan, filter)
-    val started = System.nanoTime()
-    var results = 0L
-    var k = 0
-    while (k < data.length) {
-      val (i, row) = data(k)
-      engine.offer(i, row.time, if (plan.hashed) Integer.valueOf(row.key) else null, row)
-      while (engine.next()) results += 1
-      k += 1
-    }
-    engine.finish()
-    while (engine.next()) results += 1
-    val s = engine.stats
-    Measure(results, s.comparisons, s.predicateEvals, s.refineRejections, System.nanoTime() - started, s.peakBuffered)
   }
 
   private val names = Seq("A", "B", "C", "D")
@@ -85,8 +60,8 @@ object WindowFormsBenchmark {
     println(s"\n$title (${data.length} rows)\n$header")
     var expected = -1L
     for ((label, plan) <- plans) {
-      run(warm, plan)
-      val m = run(data, plan)
+      measure(warm, plan)
+      val m = measure(data, plan)
       if (expected >= 0 && m.results != expected)
         throw new IllegalStateException(s"$label found ${m.results} results, expected $expected")
       expected = m.results

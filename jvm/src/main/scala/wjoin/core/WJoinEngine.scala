@@ -413,51 +413,43 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
     var d = depth
     while (d >= 0) {
       val j = order(d)
-      if (indexed(j)) {
-        if (advanceCursor(d, j)) {
-          if (d == last) {
-            depth = d
-            stats.results += 1
-            return true
-          }
-          d += 1
-          enter(d)
-        } else d -= 1
+      if (!(if (indexed(j)) advanceCursor(d, j) else advanceSlice(d, j))) d -= 1
+      else if (d == last) {
+        depth = d
+        stats.results += 1
+        return true
       } else {
-        val s = sources(j)
-        val base = d * n
-        val e = end(d)
-        var p = pos(d) + 1
-        var found = false
-        while (!found && p < e) {
-          val tt = s.time(p)
-          var inPeriod = true
-          if (!forward) { // IsIn(t_k, CurrentPeriod); rows are time-sorted, so stop past the period
-            stats.comparisons += 1
-            if (tt < lo(base + j)) inPeriod = false
-            else {
-              stats.comparisons += 1
-              if (tt > hi(base + j)) { inPeriod = false; p = e }
-            }
-          }
-          if (inPeriod) found = bind(d, j, s.row(p), tt)
-          if (!found) p += 1
-        }
-        if (found) {
-          pos(d) = p
-          if (d == last) {
-            depth = d
-            stats.results += 1
-            return true
-          }
-          d += 1
-          enter(d)
-        } else {
-          d -= 1
-        }
+        d += 1
+        enter(d)
       }
     }
     depth = -1
+    false
+  }
+
+  /** Time-sorted depth d: the next candidate of input j's slice that binds; false when none. */
+  private def advanceSlice(d: Int, j: Int): Boolean = {
+    val s = sources(j)
+    val base = d * n
+    val e = end(d)
+    var p = pos(d) + 1
+    while (p < e) {
+      val tt = s.time(p)
+      var inPeriod = true
+      if (!forward) { // IsIn(t_k, CurrentPeriod); rows are time-sorted, so stop past the period
+        stats.comparisons += 1
+        if (tt < lo(base + j)) inPeriod = false
+        else {
+          stats.comparisons += 1
+          if (tt > hi(base + j)) return false
+        }
+      }
+      if (inPeriod && bind(d, j, s.row(p), tt)) {
+        pos(d) = p
+        return true
+      }
+      p += 1
+    }
     false
   }
 
