@@ -51,7 +51,8 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       sample: Option[Int] = None, tau: Long = 0L, seed: Long = 1L): Int = {
     val matrix = WindowMatrix.close(terms, names(n))
     val extra = (t: Seq[TRow]) => bands.forall(_.holds(t))
-    val expected = ReferenceWJoin.join(n, rs, matrix, keyed, extra)
+    val rowLimits = StreamRows.limits(terms, n)
+    val expected = ReferenceWJoin.join(n, rs, matrix, keyed, extra, rowLimits.toSeq)
     val bindings = bands.flatMap(_.bindings)
     val all = pathChoices(n, keyed, bands)
     val combos = sample.fold(all)(k => new scala.util.Random(seed).shuffle(all).take(k))
@@ -64,7 +65,7 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       }
       if (ok) {
         val plan = new EnginePlan(matrix, algo, hashed = keyed && algo != Algorithm.NLW, paths, bindings,
-          expirationInterval = tau, nodeSize = 3)
+          expirationInterval = tau, nodeSize = 3, rowLimits = rowLimits)
         val (got, stats) = EngineRunner.run(n, rs, plan, keyed, extra)
         assert(got == expected, s"$algo with paths ${paths.mkString(",")} differs from the reference " +
           s"(terms ${terms.map(_.text)}, bands $bands, tau $tau)")
@@ -73,6 +74,16 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       }
     }
     runs
+  }
+
+  test("count-based ROWS windows over tree, hash and scan windows, with lazy expiration") {
+    val band = Band(0, 0, 1, 0, -3, 3)
+    for (seed <- 1L to 6L; tau <- Seq(0L, 4L)) {
+      val rs = bandRows(3, 9, 30, 2, 12, seed)
+      val terms = WindowTermParser.parse("ROWS(A) = 3 AND ROWS(B) = 2 AND WINDOW(A,C) = 8 AND WINDOW(B,C) = 8",
+        names(3), integralTime = true)
+      assert(checkPaths(3, rs, terms, keyed = seed % 2 == 0, Seq(band), tau = tau) > 0)
+    }
   }
 
   test("two inputs: every access-path pair, every algorithm, every band shape") {
