@@ -28,7 +28,9 @@ import wjoin.core.cost.InputStats
  *  - range-attribute domains: the assumption (no metric carries them).
  * Without a usable sample (the first batch, a restart before any progress, metrics missing)
  * every input keeps its assumed statistics. EXPLAIN's `stats:` says "recent micro-batch N" or
- * "recent micro-batches M-N" (the batches the figures come from), else "assumed".
+ * "recent micro-batches M-N" (the batches the figures come from) with the observed rows per
+ * second of event time per input, e.g. `recent micro-batches 3-4 (rows/s: A 10.0, B 0.100)`,
+ * else "assumed".
  */
 object StreamingStatistics {
   /** How many recent micro-batches with input rows the rates are taken over. */
@@ -58,8 +60,9 @@ object StreamingStatistics {
    * @param unitsPerMs  time column units per millisecond (timestamps: 1000 microseconds)
    */
   def derive(horizon: Seq[Long], keyed: Boolean, samples: Seq[Sample], assumed: Seq[InputStats],
-      unitsPerMs: Double = 1000.0): Seq[InputStats] = {
+      unitsPerMs: Double = 1000.0, names: Seq[String] = Nil): Seq[InputStats] = {
     val n = assumed.size
+    val label = if (names.size == n) names else (0 until n).map(i => s"#$i")
     require(horizon.size == n, "one horizon per input")
     val byBatch = samples.groupBy(_.batchId).map(_._2.last).toSeq.sortBy(_.batchId)
     val usable = byBatch.filter(s => s.inputRows > 0 && s.eventTimeMinMs.isDefined && s.eventTimeMaxMs.isDefined &&
@@ -71,11 +74,12 @@ object StreamingStatistics {
     val longest = horizon.map(h => math.max(1.0, h.toDouble)).max
     val total = math.max(span, 100.0 * longest)
     val latest = usable.last
-    val source = if (usable.size == 1) s"recent micro-batch ${latest.batchId}"
-      else s"recent micro-batches ${usable.head.batchId}-${latest.batchId}"
+    val rows = (0 until n).map(i => math.max(1.0, usable.map(_.metrics(inputRowsMetric(i)).toDouble).sum))
+    val perSecond = (0 until n).map(i => f"${label(i)} ${rows(i) / spanMs * 1000}%.3g")
+    val source = (if (usable.size == 1) s"recent micro-batch ${latest.batchId}"
+      else s"recent micro-batches ${usable.head.batchId}-${latest.batchId}") + s" (rows/s: ${perSecond.mkString(", ")})"
     (0 until n).map { i =>
-      val rows = math.max(1.0, usable.map(_.metrics(inputRowsMetric(i)).toDouble).sum)
-      val rate = rows / span
+      val rate = rows(i) / span
       val keys = if (keyed) latest.metrics.get(stateKeysMetric(i)).filter(_ > 0).map(_.toDouble) else None
       InputStats(rate * total, total, math.max(1.0, keys.getOrElse(assumed(i).distinct)), assumed(i).rangeWidths,
         source)

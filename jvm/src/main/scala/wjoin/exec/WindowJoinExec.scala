@@ -208,7 +208,7 @@ object WindowJoinExec {
         ranges.attributes(i), horizon(i), w.isStreaming)
     }
     // Streaming time columns are timestamps (microseconds).
-    val stats = if (w.isStreaming) StreamingStatistics.derive(horizon, keyed, recent, planned) else planned
+    val stats = if (w.isStreaming) StreamingStatistics.derive(horizon, keyed, recent, planned, names = names) else planned
     val decision = AccessPlanner.plan(names, horizon, keyed, ranges.bindings, stats, request,
       scanOnly = algorithm == Algorithm.NLW, tau)
     val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
