@@ -42,6 +42,10 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
       assert(progress.operatorName == "windowJoin")
       assert(progress.customMetrics.keySet.containsAll(java.util.Set.of("numStateRows0", "numStateRows1",
         "numEvictedRows", "numComparisons")))
+      // the next batch's planning reads these: rows each input brought (late ones included),
+      // distinct keys among the rows each input's window held (state and arrivals; all key 1)
+      assert(progress.customMetrics.get("numInputRows0") == 1L && progress.customMetrics.get("numInputRows1") == 2L)
+      assert(progress.customMetrics.get("numStateKeys0") == 1L && progress.customMetrics.get("numStateKeys1") == 1L)
     } finally h.stop()
   }
 
