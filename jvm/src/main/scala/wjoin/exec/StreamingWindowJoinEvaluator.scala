@@ -80,7 +80,11 @@ final class StreamingWindowJoinEvaluator(
           metrics("numRefineRejections") += s.refineRejections
           metrics("numUpdatedStateRows") += state.added
           metrics("numRemovedStateRows") += state.removed
-          for (i <- 0 until n) metrics(s"numStateRows$i") += state.live(i)
+          for (i <- 0 until n) {
+            metrics(s"numStateRows$i") += state.live(i)
+            metrics(StreamingStatistics.inputRowsMetric(i)) += arrivals.rowsReadOf(i)
+            if (plan.hashed) metrics(StreamingStatistics.stateKeysMetric(i)) += state.keysSeen(i).size
+          }
         }
         false
       }
@@ -110,6 +114,12 @@ final class StreamingWindowJoinEvaluator(
     private var frontierTime = Long.MinValue
     private var frontierInput = Int.MaxValue
     val live = new Array[Long](n)
+    /**
+     * Hashed plans: per input, the distinct keys among the rows this batch held (loaded and
+     * arrived), for the next batch's planning ([[StreamingStatistics]]).
+     */
+    val keysSeen: Array[scala.collection.mutable.HashSet[AnyRef]] =
+      Array.fill(n)(scala.collection.mutable.HashSet.empty[AnyRef])
     var added = 0L
     var removed = 0L
 
@@ -144,7 +154,9 @@ final class StreamingWindowJoinEvaluator(
           if (!(plan.forward && swept(t, i))) {
             val row = new UnsafeRow(width)
             row.pointTo(bytes, org.apache.spark.unsafe.Platform.BYTE_ARRAY_OFFSET + in.position(), size)
-            rows += EngineRow(i, t, keyOfStored(i)(row), row)
+            val key = keyOfStored(i)(row)
+            rows += EngineRow(i, t, key, row)
+            if (plan.hashed && key != null) keysSeen(i) += key
             live(i) += 1
           }
           in.position(in.position() + size)
@@ -156,7 +168,8 @@ final class StreamingWindowJoinEvaluator(
     }
 
     /** A new row of input i: packed into this batch's chunk of i. */
-    def add(i: Int, t: Long, row: UnsafeRow): Unit = {
+    def add(i: Int, t: Long, row: UnsafeRow, key: AnyRef): Unit = {
+      if (plan.hashed && key != null) keysSeen(i) += key
       val out = packed(i)
       out.writeLong(t)
       out.writeInt(row.getSizeInBytes)
@@ -209,6 +222,8 @@ final class StreamingWindowJoinEvaluator(
     private val copiers = Array.tabulate(n)(storer)
     private val heads = new Array[EngineRow](n)
     var rowsRead = 0L
+    /** Per input, the rows read (late and NULL ones included). */
+    val rowsReadOf = new Array[Long](n)
     var nullRows = 0L
     var lateRows = 0L
     (0 until n).foreach(fetch)
@@ -219,6 +234,7 @@ final class StreamingWindowJoinEvaluator(
       while (heads(i) == null && in.hasNext) {
         val r = in.next()
         rowsRead += 1
+        rowsReadOf(i) += 1
         if (r.isNullAt(timeOrdinals(i))) nullRows += 1
         else {
           val t = times(i)(r)
@@ -250,7 +266,7 @@ final class StreamingWindowJoinEvaluator(
         i += 1
       }
       val r = heads(best)
-      state.add(r.input, r.time, r.row.asInstanceOf[UnsafeRow])
+      state.add(r.input, r.time, r.row.asInstanceOf[UnsafeRow], r.key)
       fetch(best)
       r
     }

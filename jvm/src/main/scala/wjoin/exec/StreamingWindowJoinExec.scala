@@ -105,7 +105,11 @@ case class StreamingWindowJoinExec(
     StatefulOperatorCustomSumMetric("numPredicateEvals", "predicate evaluations"),
     StatefulOperatorCustomSumMetric("numRefineRejections", "candidates of the GCA / LCA periods rejected by the true windows")
   ) ++ inputNames.indices.map(i =>
-    StatefulOperatorCustomSumMetric(s"numStateRows$i", s"state rows of ${inputNames(i)}"))
+    StatefulOperatorCustomSumMetric(s"numStateRows$i", s"state rows of ${inputNames(i)}")) ++
+    inputNames.indices.map(i => StatefulOperatorCustomSumMetric(StreamingStatistics.inputRowsMetric(i),
+      s"input rows of ${inputNames(i)}")) ++
+    (if (hashed) inputNames.indices.map(i => StatefulOperatorCustomSumMetric(StreamingStatistics.stateKeysMetric(i),
+      s"distinct keys of ${inputNames(i)} in the batch's window (state and arrivals)")) else Nil)
 
   override def validateAndMaybeEvolveStateSchema(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {

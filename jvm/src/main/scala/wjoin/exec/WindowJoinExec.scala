@@ -183,7 +183,11 @@ object WindowJoinExec {
     }
   }
 
-  def choose(w: WindowJoin): JoinChoice = {
+  /**
+   * @param recent streaming: what the query's recent micro-batches showed of this W-join
+   *               ([[StreamingStatistics]]); empty = the assumed statistics
+   */
+  def choose(w: WindowJoin, recent: Seq[StreamingStatistics.Sample] = Nil): JoinChoice = {
     val names = w.inputNames
     val inputs = w.children.map(_.outputSet)
     val analysis = JoinConditionAnalysis(inputs, w.condition)
@@ -199,10 +203,12 @@ object WindowJoinExec {
       case "eager" | "0" | "" => Some(0L)
       case text => Some(Durations.parse(text, w.windows.integralTime, "expiration interval"))
     }
-    val stats = names.indices.map { i =>
+    val planned = names.indices.map { i =>
       InputStatistics.of(w.children(i), w.timeColumns(i), if (keyed) analysis.keys(i) else Nil,
         ranges.attributes(i), horizon(i), w.isStreaming)
     }
+    // Streaming time columns are timestamps (microseconds).
+    val stats = if (w.isStreaming) StreamingStatistics.derive(horizon, keyed, recent, planned, names = names) else planned
     val decision = AccessPlanner.plan(names, horizon, keyed, ranges.bindings, stats, request,
       scanOnly = algorithm == Algorithm.NLW, tau)
     val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)

@@ -3,11 +3,12 @@ package wjoin.exec
 import java.util.Collections
 
 import scala.collection.mutable
+import scala.jdk.CollectionConverters._
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
-import org.apache.spark.sql.streaming.OutputMode
+import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
 import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.plan.WindowJoin
@@ -37,11 +38,10 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
 
   private def planStreaming(w: WindowJoin): SparkPlan = {
     val children = w.children.map(planLater)
-    val choice = WindowJoinExec.choose(w)
     SparkBridge.currentMicroBatch() match {
       case None => // explain() of a streaming DataFrame: nothing runs, so no state
         logInfo(s"Planning ${w.nodeName} without state: no micro-batch is being planned on this thread")
-        StreamingWindowJoinExec(w, choice, children, None, 0L, 0L)
+        StreamingWindowJoinExec(w, WindowJoinExec.choose(w), children, None, 0L, 0L)
       case Some(batch) =>
         require(batch.outputMode == OutputMode.Append(),
           s"a streaming W-join emits each combination once and never updates it, so it supports output mode " +
@@ -53,6 +53,9 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
           used += k
           k
         }
+        // Planned per micro-batch from what the recent ones showed (the engine is rebuilt
+        // from the state store every batch, so paths and orders may change freely).
+        val choice = WindowJoinExec.choose(w, samples(batch.recentProgress, index, w.inputNames.size))
         // Without a key every row goes to one partition, so there is one state store.
         // ROWS windows count over the whole input, so they also run in one partition.
         val partitions = if (choice.keys.nonEmpty && !w.windows.counted) batch.numStateStores else 1
@@ -60,4 +63,22 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
         StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
     }
   }
+
+  /**
+   * What the recent micro-batches showed of the `index`-th W-join of the query (with `n`
+   * inputs): its state operator is the `index`-th `windowJoin` entry of each progress (Spark
+   * lists stateful operators in plan order) that has per-input metrics for `n` inputs; a
+   * progress without such an entry is left out.
+   */
+  def samples(progress: Seq[StreamingQueryProgress], index: Int, n: Int): Seq[StreamingStatistics.Sample] =
+    progress.flatMap { p =>
+      val ours = Option(p.stateOperators).toSeq.flatten.filter(_.operatorName == "windowJoin")
+      val metrics = ours.lift(index).map(o => Option(o.customMetrics).map(_.asScala.map { case (k, v) =>
+        k -> v.longValue() }.toMap).getOrElse(Map.empty[String, Long]))
+      def time(key: String): Option[Long] = Option(p.eventTime).flatMap(m => Option(m.get(key)))
+        .flatMap(text => scala.util.Try(java.time.Instant.parse(text).toEpochMilli).toOption)
+      metrics.filter(m => m.contains(StreamingStatistics.inputRowsMetric(n - 1)) &&
+          !m.contains(StreamingStatistics.inputRowsMetric(n)))
+        .map(m => StreamingStatistics.Sample(p.batchId, p.numInputRows, time("min"), time("max"), m))
+    }
 }

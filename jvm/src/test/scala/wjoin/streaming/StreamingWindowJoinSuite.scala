@@ -42,6 +42,10 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
       assert(progress.operatorName == "windowJoin")
       assert(progress.customMetrics.keySet.containsAll(java.util.Set.of("numStateRows0", "numStateRows1",
         "numEvictedRows", "numComparisons")))
+      // the next batch's planning reads these: rows each input brought (late ones included),
+      // distinct keys among the rows each input's window held (state and arrivals; all key 1)
+      assert(progress.customMetrics.get("numInputRows0") == 1L && progress.customMetrics.get("numInputRows1") == 2L)
+      assert(progress.customMetrics.get("numStateKeys0") == 1L && progress.customMetrics.get("numStateKeys1") == 1L)
     } finally h.stop()
   }
 
@@ -123,6 +127,36 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
         assert(h.query.lastProgress.stateOperators.head.numShufflePartitions == 1)
       } finally h.stop()
     }
+  }
+
+  test("access paths are planned per micro-batch from the recent progress: observed skewed rates, same result") {
+    val band = (inputs: Seq[(String, DataFrame)]) => WJoin(inputs: _*).time("ts").windows("WINDOW = 10 seconds")
+      .on(org.apache.spark.sql.functions.abs(col("A.k") - col("B.k")) <= 2).toDF
+    val h = harness(2, 5, band)
+    def explained(): String = {
+      val out = new java.io.ByteArrayOutputStream()
+      Console.withOut(out)(h.query.explain())
+      out.toString
+    }
+    try {
+      val rnd = new scala.util.Random(5)
+      var id = 0
+      def ev(t: Long) = { id += 1; Ev(rnd.nextInt(30), t, id) }
+      // A: 30 rows per 10 s of event time, B: 1 row per 10 s
+      val batches = (0 until 4).map(b => Seq(Seq.fill(30)(ev(b * 10L + rnd.nextInt(10))), Seq(ev(b * 10L + 5))))
+      batches.foreach(b => h.step(b: _*))
+      val plan = explained()
+      val Rates = """stats: recent micro-batch(?:es \d+-| )\d+ \(rows/s: A ([0-9.e+-]+), B ([0-9.e+-]+)\)""".r
+      val (a, b) = Rates.findFirstMatchIn(plan).map(m => (m.group(1).toDouble, m.group(2).toDouble))
+        .getOrElse(fail(s"no observed statistics in the executed plan:\n$plan"))
+      info(plan.linesIterator.find(_.contains("stats:")).getOrElse("").trim)
+      assert(a > 10 * b, plan)
+      assert(!plan.contains("stats: assumed"), plan)
+      h.flush()
+      val events = (0 until 2).map(i => batches.flatMap(_(i)))
+      assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
+      assert(h.results.nonEmpty)
+    } finally h.stop()
   }
 
   test("restart from the checkpoint with other shuffle partitions, and a failing sink: exactly the same output") {

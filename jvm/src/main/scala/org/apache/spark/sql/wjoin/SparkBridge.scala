@@ -9,7 +9,7 @@ import org.apache.spark.sql.classic
 import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperatorStateInfo
 import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, MicroBatchExecution, StreamExecution}
 import org.apache.spark.sql.execution.streaming.state.StateStoreCoordinatorRef
-import org.apache.spark.sql.streaming.OutputMode
+import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
 
 /**
  * The one place spark-wjoin reaches `private[sql]` members of Spark (pinned to Spark 4.3.0):
@@ -53,6 +53,8 @@ object SparkBridge {
    *                            spark.sql.shuffle.partitions keeps finding its state
    * @param stateInfo           state info for (operator id, partition count)
    * @param planningKey         identifies this planning run (for numbering operators)
+   * @param recentProgress      the query's progress of its recent micro-batches, oldest first
+   *                            (what the next batch's access paths are planned from)
    */
   final case class MicroBatch(
       optimizedPlan: LogicalPlan,
@@ -61,7 +63,8 @@ object SparkBridge {
       evictionWatermarkMs: Long,
       numStateStores: Int,
       stateInfo: (Long, Int) => StatefulOperatorStateInfo,
-      planningKey: AnyRef)
+      planningKey: AnyRef,
+      recentProgress: Seq[StreamingQueryProgress] = Nil)
 
   /**
    * The micro-batch being planned on this thread, or None (e.g. `explain()` of a streaming
@@ -76,7 +79,7 @@ object SparkBridge {
       batchId <- Option(spark.sparkContext.getLocalProperty(MicroBatchExecution.BATCH_ID_KEY)).map(_.toLong)
       query <- Option(spark.sharedState.activeStreamingQueries.get(UUID.fromString(queryId)))
       ie <- Option(query.lastExecution) if ie.currentBatchId == batchId
-    } yield microBatch(ie)
+    } yield microBatch(ie).copy(recentProgress = Option(query.recentProgress).map(_.toSeq).getOrElse(Nil))
   }
 
   private def microBatch(ie: IncrementalExecution): MicroBatch = {
