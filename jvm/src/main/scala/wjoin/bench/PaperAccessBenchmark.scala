@@ -27,7 +27,8 @@ import wjoin.core.cost.AccessPath._
  * filter (our hash windows are per-key buckets), which reproduces the probe cost of a b-bucket
  * table exactly; expiration cost differs (see docs/design/access-paths.md).
  *
- * Run: `bin/sbt "runMain wjoin.bench.PaperAccessBenchmark --eq --reps 3"` (or --band, --table8, --fig4a).
+ * Run: `bin/sbt "runMain wjoin.bench.PaperAccessBenchmark --eq --reps 3"` (or --band, --table8, --fig4a;
+ * `--window 1000`, `--shares 0.5,0.9`, `--measured 20000` rows timed per run, `--d 2` band half-width).
  */
 object PaperAccessBenchmark {
   private final class Row(val key: Int, val x: Long)
@@ -236,11 +237,13 @@ object PaperAccessBenchmark {
   def main(args: Array[String]): Unit = {
     def arg(name: String, default: Int): Int = args.sliding(2).collectFirst { case Array(`name`, v) => v.toInt }.getOrElse(default)
     val reps = arg("--reps", 3)
+    def shares(default: Seq[Double]): Seq[Double] =
+      args.sliding(2).collectFirst { case Array("--shares", v) => v.split(",").toSeq.map(_.trim.toDouble) }.getOrElse(default)
     println(f"load average at start: ${java.lang.management.ManagementFactory.getOperatingSystemMXBean.getSystemLoadAverage}%.2f")
     if (args.contains("--eq"))
-      twoWay(TwoWay(arg("--window", 5000), None), Seq(0.5, 0.65, 0.8, 0.9, 0.95), reps, arg("--measured", 20000))
+      twoWay(TwoWay(arg("--window", 5000), None), shares(Seq(0.5, 0.65, 0.8, 0.9, 0.95)), reps, arg("--measured", 20000))
     if (args.contains("--band"))
-      twoWay(TwoWay(arg("--window", 5000), Some(arg("--d", 2))), Seq(0.5, 0.7, 0.8, 0.85, 0.9, 0.95), reps, arg("--measured", 20000))
+      twoWay(TwoWay(arg("--window", 5000), Some(arg("--d", 2))), shares(Seq(0.5, 0.7, 0.8, 0.85, 0.9, 0.95)), reps, arg("--measured", 20000))
     if (args.contains("--table8")) table8(reps, arg("--measured", 30000))
     if (args.contains("--fig4a")) fig4a(reps, arg("--measured", 12000))
     println(f"load average at end: ${java.lang.management.ManagementFactory.getOperatingSystemMXBean.getSystemLoadAverage}%.2f")
