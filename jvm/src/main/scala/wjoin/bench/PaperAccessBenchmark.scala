@@ -126,9 +126,11 @@ object PaperAccessBenchmark {
     println(("p(A)" +: w.plans.map(letters) :+ "best measured" :+ "best model" :+ "auto" :+ "cost" :+ "auto/best" :+ "cost/best")
       .mkString("| ", " | ", " |"))
     for (p <- shares) {
+      // Rounds run every plan once in a shuffled order, so load bursts spread over all plans.
+      val runs = (1 to reps).flatMap(r => new scala.util.Random(r).shuffle(w.plans).map(pl => pl -> measure(w, pl, p, 17L * r, maxMeasured)))
       val cells = w.plans.map { pl =>
-        val runs = (1 to reps).map(r => measure(w, pl, p, 17L * r, maxMeasured))
-        (pl, median(runs.map(_._1)), estimate(w, pl, p), runs.head._2)
+        val mine = runs.filter(_._1 == pl).map(_._2)
+        (pl, median(mine.map(_._1)), estimate(w, pl, p), mine.head._2)
       }
       require(cells.map(_._4).distinct.size == 1, s"plans disagree on the result count at p = $p: ${cells.map(_._4)}")
       val time = cells.map(c => c._1 -> c._2).toMap
@@ -224,14 +226,16 @@ object PaperAccessBenchmark {
     val values = Seq.fill(4)(50)
     println("paper 001 Fig. 4a: 4 streams, rate 1, T = 100, 50 values; max input rate (rows per second); b buckets = hash on value % b")
     println(configs.map(_._1).mkString("| tau | ", " | ", " |"))
-    for ((_, b) <- configs) measureFour(rates, sizes, values, null, b, 5, units, 3L) // warm-up
-    for (tau <- Seq(0L, 1L, 2L, 4L, 8L, 15L, 30L, 60L)) {
-      val cells = configs.map { case (_, b) =>
-        val t = median((1 to reps).map(r => measureFour(rates, sizes, values, null, b, tau, units, 31L * r)._1))
-        f"${1e9 / t}%.0f"
-      }
-      println(s"| $tau | ${cells.mkString(" | ")} |")
-    }
+    def rowsFor(b: Int): Int = units * math.max(1, b / 2) // about the same time per run for every config
+    for ((_, b) <- configs) measureFour(rates, sizes, values, null, b, 5, rowsFor(b) / 4, 3L) // warm-up
+    val taus = Seq(0L, 1L, 2L, 4L, 8L, 15L, 30L, 60L)
+    // Rounds interleave every (tau, config) cell in a shuffled order, so load bursts spread over all cells.
+    val cellsOf = for (tau <- taus; (_, b) <- configs) yield (tau, b)
+    val times = scala.collection.mutable.Map[(Long, Int), Seq[Double]]().withDefaultValue(Nil)
+    for (r <- 1 to reps; (tau, b) <- new scala.util.Random(r).shuffle(cellsOf))
+      times((tau, b)) = times((tau, b)) :+ measureFour(rates, sizes, values, null, b, tau, rowsFor(b), 31L * r)._1
+    for (tau <- taus)
+      println(configs.map { case (_, b) => f"${1e9 / median(times((tau, b)))}%.0f" }.mkString(s"| $tau | ", " | ", " |"))
   }
 
   def main(args: Array[String]): Unit = {
@@ -245,7 +249,7 @@ object PaperAccessBenchmark {
     if (args.contains("--band"))
       twoWay(TwoWay(arg("--window", 5000), Some(arg("--d", 2))), shares(Seq(0.5, 0.7, 0.8, 0.85, 0.9, 0.95)), reps, arg("--measured", 20000))
     if (args.contains("--table8")) table8(reps, arg("--measured", 30000))
-    if (args.contains("--fig4a")) fig4a(reps, arg("--measured", 12000))
+    if (args.contains("--fig4a")) fig4a(reps, arg("--measured", 20000))
     println(f"load average at end: ${java.lang.management.ManagementFactory.getOperatingSystemMXBean.getSystemLoadAverage}%.2f")
   }
 }
