@@ -28,7 +28,7 @@ import wjoin.core.cost.AccessPath._
  * table exactly; expiration cost differs (see docs/design/access-paths.md).
  *
  * Run: `bin/sbt "runMain wjoin.bench.PaperAccessBenchmark --eq --reps 3"` (or --band, --table8, --fig4a;
- * `--window 1000`, `--shares 0.5,0.9`, `--measured 20000` rows timed per run, `--d 2` band half-width).
+ * `--window 1000`, `--shares 0.5,0.9`, `--plans NT,TT`, `--measured 20000` rows timed per run, `--d 2` band half-width).
  */
 object PaperAccessBenchmark {
   private final class Row(val key: Int, val x: Long)
@@ -38,7 +38,7 @@ object PaperAccessBenchmark {
   // ---------------------------------------------------------------- paper 003, two inputs
 
   /** A two-input workload: equality on a key (`band` = None) or `abs(A.x - B.x) <= band`. */
-  final case class TwoWay(window: Int, band: Option[Int]) {
+  final case class TwoWay(window: Int, band: Option[Int], only: Option[Seq[String]] = None) {
     val keys: Int = math.max(1, window / 10)
     val domain: Long = 5L * window
     val d: Long = band.getOrElse(0).toLong
@@ -48,6 +48,8 @@ object PaperAccessBenchmark {
     val plans: Seq[(AccessPath, AccessPath)] =
       if (band.isEmpty) AccessPathBenchmark.plans
       else for (a <- Seq(Scan, TTree, BPlusTree); b <- Seq(Scan, TTree, BPlusTree)) yield (a, b)
+    /** The plans to run (`--plans NT,TT`: a subset, e.g. to skip the slow scan plans at very skewed ratios). */
+    val runPlans: Seq[(AccessPath, AccessPath)] = only.fold(plans)(names => plans.filter(pl => names.contains(s"${pl._1.letter}${pl._2.letter}")))
     def name: String = band.fold(s"A.k = B.k, $keys keys")(b => s"abs(A.x - B.x) <= $b, x in [0, $domain)")
     def matrix(p: Double): WindowMatrix = WindowMatrix.close(
       Seq(StreamRange(0, math.ceil(window / p).toLong, "RANGE(A)"), StreamRange(1, math.ceil(window / (1 - p)).toLong, "RANGE(B)")),
@@ -122,13 +124,13 @@ object PaperAccessBenchmark {
       println(s"model crossover ${a.letter}/${b.letter}: " + r.fold("none (one path cheaper at every ratio)")(x =>
         f"probes per own arrival $x%.4g: on window A at p = ${1 / (1 + x)}%.3f, on window B at p = ${x / (1 + x)}%.3f"))
     }
-    for (pl <- w.plans.take(2)) measure(w, pl, 0.5, 99L, maxMeasured) // JIT warm-up
-    println(("p(A)" +: w.plans.map(letters) :+ "best measured" :+ "best model" :+ "auto" :+ "cost" :+ "auto/best" :+ "cost/best")
+    for (pl <- w.runPlans.take(2)) measure(w, pl, 0.5, 99L, maxMeasured) // JIT warm-up
+    println(("p(A)" +: w.runPlans.map(letters) :+ "best measured" :+ "best model" :+ "auto" :+ "cost" :+ "auto/best" :+ "cost/best")
       .mkString("| ", " | ", " |"))
     for (p <- shares) {
       // Rounds run every plan once in a shuffled order, so load bursts spread over all plans.
-      val runs = (1 to reps).flatMap(r => new scala.util.Random(r).shuffle(w.plans).map(pl => pl -> measure(w, pl, p, 17L * r, maxMeasured)))
-      val cells = w.plans.map { pl =>
+      val runs = (1 to reps).flatMap(r => new scala.util.Random(r).shuffle(w.runPlans).map(pl => pl -> measure(w, pl, p, 17L * r, maxMeasured)))
+      val cells = w.runPlans.map { pl =>
         val mine = runs.filter(_._1 == pl).map(_._2)
         (pl, median(mine.map(_._1)), estimate(w, pl, p), mine.head._2)
       }
@@ -241,13 +243,14 @@ object PaperAccessBenchmark {
   def main(args: Array[String]): Unit = {
     def arg(name: String, default: Int): Int = args.sliding(2).collectFirst { case Array(`name`, v) => v.toInt }.getOrElse(default)
     val reps = arg("--reps", 3)
+    val only = args.sliding(2).collectFirst { case Array("--plans", v) => v.split(",").toSeq.map(_.trim.toUpperCase) }
     def shares(default: Seq[Double]): Seq[Double] =
       args.sliding(2).collectFirst { case Array("--shares", v) => v.split(",").toSeq.map(_.trim.toDouble) }.getOrElse(default)
     println(f"load average at start: ${java.lang.management.ManagementFactory.getOperatingSystemMXBean.getSystemLoadAverage}%.2f")
     if (args.contains("--eq"))
-      twoWay(TwoWay(arg("--window", 5000), None), shares(Seq(0.5, 0.65, 0.8, 0.9, 0.95)), reps, arg("--measured", 20000))
+      twoWay(TwoWay(arg("--window", 5000), None, only), shares(Seq(0.5, 0.65, 0.8, 0.9, 0.95)), reps, arg("--measured", 20000))
     if (args.contains("--band"))
-      twoWay(TwoWay(arg("--window", 5000), Some(arg("--d", 2))), shares(Seq(0.5, 0.7, 0.8, 0.85, 0.9, 0.95)), reps, arg("--measured", 20000))
+      twoWay(TwoWay(arg("--window", 5000), Some(arg("--d", 2)), only), shares(Seq(0.5, 0.7, 0.8, 0.85, 0.9, 0.95)), reps, arg("--measured", 20000))
     if (args.contains("--table8")) table8(reps, arg("--measured", 30000))
     if (args.contains("--fig4a")) fig4a(reps, arg("--measured", 20000))
     println(f"load average at end: ${java.lang.management.ManagementFactory.getOperatingSystemMXBean.getSystemLoadAverage}%.2f")
