@@ -28,7 +28,7 @@ import wjoin.core.cost.AccessPath._
  * table exactly; expiration cost differs (see docs/design/access-paths.md).
  *
  * Run: `bin/sbt "runMain wjoin.bench.PaperAccessBenchmark --eq --reps 3"` (or --band, --table8, --fig4a;
- * `--window 1000`, `--shares 0.5,0.9`, `--plans NT,TT`, `--measured 20000` rows timed per run, `--d 2` band half-width).
+ * `--window 1000`, `--shares 0.5,0.9`, `--plans NT,TT`, `--forward` (band on MW-join), `--measured 20000` rows timed per run, `--d 2` band half-width).
  */
 object PaperAccessBenchmark {
   private final class Row(val key: Int, val x: Long)
@@ -38,7 +38,8 @@ object PaperAccessBenchmark {
   // ---------------------------------------------------------------- paper 003, two inputs
 
   /** A two-input workload: equality on a key (`band` = None) or `abs(A.x - B.x) <= band`. */
-  final case class TwoWay(window: Int, band: Option[Int], only: Option[Seq[String]] = None) {
+  final case class TwoWay(window: Int, band: Option[Int], only: Option[Seq[String]] = None, forward: Boolean = false) {
+    require(!forward || band.isDefined, "--forward is for the band join (no key)")
     val keys: Int = math.max(1, window / 10)
     val domain: Long = 5L * window
     val d: Long = band.getOrElse(0).toLong
@@ -73,7 +74,9 @@ object PaperAccessBenchmark {
       if (w.band.isEmpty) { val k = rnd.nextInt(w.keys); new Row(k, k) } else new Row(0, (rnd.nextDouble() * w.domain).toLong)
     }
     val keyObjects = Array.tabulate(w.keys)(Integer.valueOf)
-    val plan = new EnginePlan(w.matrix(p), Algorithm.HW, hashed = true, Seq(paths._1, paths._2), w.bindings, nodeSize = 100)
+    // --forward: MW-join without a key, what Spark runs for a keyless band join.
+    val plan = new EnginePlan(w.matrix(p), if (w.forward) Algorithm.MW else Algorithm.HW, hashed = !w.forward,
+      Seq(paths._1, paths._2), w.bindings, nodeSize = 100)
     val d = w.d
     val filter = if (plan.allHashed) TupleFilter.AcceptAll else new TupleFilter {
       def activeAt(origin: Int, depth: Int): Boolean = true
@@ -88,11 +91,13 @@ object PaperAccessBenchmark {
     while (k < total) {
       if (k == fill) started = System.nanoTime()
       val r = rows(k)
-      engine.offer(inputs(k), k.toLong, keyObjects(r.key), r)
+      engine.offer(inputs(k), k.toLong, if (w.forward) null else keyObjects(r.key), r)
       while (engine.next()) results += 1
       k += 1
     }
-    ((System.nanoTime() - started).toDouble / (total - fill), results)
+    val elapsed = System.nanoTime() - started
+    if (w.forward) { engine.finish(); while (engine.next()) results += 1 } // rows still waiting for their sweep
+    (elapsed.toDouble / (total - fill), results)
   }
 
   def estimate(w: TwoWay, paths: (AccessPath, AccessPath), p: Double): Double =
@@ -114,7 +119,7 @@ object PaperAccessBenchmark {
   def median(xs: Seq[Double]): Double = { val s = xs.sorted; s(s.size / 2) }
 
   def twoWay(w: TwoWay, shares: Seq[Double], reps: Int, maxMeasured: Int): Unit = {
-    println(s"${w.name}; windows of ${w.window} rows, node size 100, ${w.matches} rows per tree probe; " +
+    println(s"${w.name}${if (w.forward) " (MW-join, forward evaluation)" else ""}; windows of ${w.window} rows, node size 100, ${w.matches} rows per tree probe; " +
       s"ns per row measured / model; weights $weights")
     // Model crossovers (Eq. 8 generalised): window A's path d1 -> d2 where lambda_b / lambda_a = r, i.e. p = 1 / (1 + r).
     val pairs = if (w.band.isEmpty) Seq((Scan, Hash), (Scan, TTree), (Scan, BPlusTree), (Hash, TTree), (Hash, BPlusTree))
@@ -251,7 +256,7 @@ object PaperAccessBenchmark {
     if (args.contains("--eq"))
       twoWay(TwoWay(arg("--window", 5000), None, only), shares(Seq(0.5, 0.65, 0.8, 0.9, 0.95)), reps, arg("--measured", 20000))
     if (args.contains("--band"))
-      twoWay(TwoWay(arg("--window", 5000), Some(arg("--d", 2)), only), shares(Seq(0.5, 0.7, 0.8, 0.85, 0.9, 0.95)), reps, arg("--measured", 20000))
+      twoWay(TwoWay(arg("--window", 5000), Some(arg("--d", 2)), only, args.contains("--forward")), shares(Seq(0.5, 0.7, 0.8, 0.85, 0.9, 0.95)), reps, arg("--measured", 20000))
     if (args.contains("--table8")) table8(reps, arg("--measured", 30000))
     if (args.contains("--fig4a")) fig4a(reps, arg("--measured", 20000))
     println(f"load average at end: ${java.lang.management.ManagementFactory.getOperatingSystemMXBean.getSystemLoadAverage}%.2f")
