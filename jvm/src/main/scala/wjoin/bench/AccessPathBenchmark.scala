@@ -22,6 +22,8 @@ import wjoin.core.cost.AccessPath._
  * windows of 100 units, 50 distinct values, every input scanned (NLW-join) or hashed
  * (HW-join), ns per time unit against the expiration interval tau.
  * Timings are wall-clock medians on a shared machine: rough.
+ * [[PaperAccessBenchmark]] runs the paper-sized versions (5000-row windows, the band variant,
+ * the planner's auto/cost choice, paper 001 Table 8 and Fig. 4a with 2/10/30 buckets).
  */
 object AccessPathBenchmark {
   private final class Row(val key: Int)
