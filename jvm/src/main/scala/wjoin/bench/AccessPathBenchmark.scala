@@ -26,6 +26,26 @@ import wjoin.core.cost.AccessPath._
  * the planner's auto/cost choice, paper 001 Table 8 and Fig. 4a with 2/10/30 buckets).
  */
 object AccessPathBenchmark {
+  /**
+   * Offers rows 0 until `total` (`offer(k)` offers row k), draining the engine after each, and
+   * times the rows from `fill` on (the windows are full by then): (ns per timed row, results).
+   * With `finish`, the engine is finished after the timing and its last results counted too.
+   */
+  def timedOffers(engine: WJoinEngine, total: Int, fill: Int, finish: Boolean = false)(offer: Int => Unit): (Double, Long) = {
+    var results = 0L
+    var started = 0L
+    var k = 0
+    while (k < total) {
+      if (k == fill) started = System.nanoTime()
+      offer(k)
+      while (engine.next()) results += 1
+      k += 1
+    }
+    val elapsed = System.nanoTime() - started
+    if (finish) { engine.finish(); while (engine.next()) results += 1 }
+    (elapsed.toDouble / (total - fill), results)
+  }
+
   private final class Row(val key: Int)
 
   val plans: Seq[(AccessPath, AccessPath)] =
@@ -53,17 +73,7 @@ object AccessPathBenchmark {
     }
     val ranges = new RangeValues { def value(input: Int, attr: Int, row: AnyRef): Long = row.asInstanceOf[Row].key }
     val engine = new WJoinEngine(plan, filter, ranges = ranges)
-    var results = 0L
-    var started = 0L
-    var k = 0
-    while (k < total) {
-      if (k == fill) started = System.nanoTime()
-      val r = rows(k)
-      engine.offer(inputs(k), k.toLong, Integer.valueOf(r.key), r)
-      while (engine.next()) results += 1
-      k += 1
-    }
-    ((System.nanoTime() - started).toDouble / (total - fill), results)
+    timedOffers(engine, total, fill)(k => engine.offer(inputs(k), k.toLong, Integer.valueOf(rows(k).key), rows(k)))
   }
 
   /** The model's cost per time unit: rates p and 1 - p, windows of `window` rows, bucket size 10. */

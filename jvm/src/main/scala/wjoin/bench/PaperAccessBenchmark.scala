@@ -85,19 +85,10 @@ object PaperAccessBenchmark {
     }
     val ranges = new RangeValues { def value(input: Int, attr: Int, row: AnyRef): Long = row.asInstanceOf[Row].x }
     val engine = new WJoinEngine(plan, filter, ranges = ranges)
-    var results = 0L
-    var started = 0L
-    var k = 0
-    while (k < total) {
-      if (k == fill) started = System.nanoTime()
-      val r = rows(k)
-      engine.offer(inputs(k), k.toLong, if (w.forward) null else keyObjects(r.key), r)
-      while (engine.next()) results += 1
-      k += 1
+    // Forward evaluation: rows still waiting for their sweep are finished after the timing.
+    AccessPathBenchmark.timedOffers(engine, total, fill, finish = w.forward) { k =>
+      engine.offer(inputs(k), k.toLong, if (w.forward) null else keyObjects(rows(k).key), rows(k))
     }
-    val elapsed = System.nanoTime() - started
-    if (w.forward) { engine.finish(); while (engine.next()) results += 1 } // rows still waiting for their sweep
-    (elapsed.toDouble / (total - fill), results)
   }
 
   def estimate(w: TwoWay, paths: (AccessPath, AccessPath), p: Double): Double =
@@ -188,17 +179,9 @@ object PaperAccessBenchmark {
     val inputs = Array.fill(total) { val u = rnd.nextDouble(); cumulative.indexWhere(u < _) max 0 }
     val rows = inputs.map(i => new Row(1 + rnd.nextInt(values(i)), 0))
     val keyObjects = Array.tabulate(math.max(1, buckets))(Integer.valueOf)
-    var results = 0L
-    var started = 0L
-    var k = 0
-    while (k < total) {
-      if (k == fill) started = System.nanoTime()
-      val r = rows(k)
-      engine.offer(inputs(k), k.toLong, if (hashed) keyObjects(r.key % buckets) else null, r)
-      while (engine.next()) results += 1
-      k += 1
+    AccessPathBenchmark.timedOffers(engine, total, fill) { k =>
+      engine.offer(inputs(k), k.toLong, if (hashed) keyObjects(rows(k).key % buckets) else null, rows(k))
     }
-    ((System.nanoTime() - started).toDouble / measured, results)
   }
 
   def table8(reps: Int, measured: Int): Unit = {
@@ -210,7 +193,7 @@ object PaperAccessBenchmark {
     println("paper 001 Table 8 (Table 5 streams); max input rate = rows per second = 1e9 / ns per row; model = Appendix A cost per time unit")
     println("| algorithm | tau | best order | worst order | model best / worst | measured best | measured worst | measured ratio | paper best | paper worst | paper ratio |")
     for ((alg, buckets) <- Seq(("NLJ", 0), ("hash", 5)); tau <- Seq(0L, 5L, 10L)) {
-      val streams = rates.indices.map(i => StreamStats(rates(i), sizes(i), values(i), if (buckets > 0) buckets else 1.0))
+      val streams = rates.indices.map(i => StreamStats(rates(i), sizes(i).toDouble, values(i), if (buckets > 0) buckets.toDouble else 1.0))
       val all = ProbeOrderCost.allGlobalOrders(streams, tau.toDouble)
       val best = ProbeOrderCost.heuristic(streams, tau.toDouble)
       val worst = all.last
