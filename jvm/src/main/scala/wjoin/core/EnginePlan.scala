@@ -146,7 +146,7 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
   val forward: Boolean = algorithm == Algorithm.MW
   /** The strategy in effect (never Auto). */
   val strategy: WindowStrategy = WindowStrategy.resolve(requestedStrategy)
-  require(strategy == WindowStrategy.Exact || !rowLimit.exists(_ != StreamRows.NoLimit),
+  require(strategy == WindowStrategy.Exact || !counting,
     s"window strategy '$strategy' widens every window to the largest one, and a ROWS window leaves some pairs " +
       "without a time bound, so nothing would ever leave the state; use window strategy 'exact' or 'auto'")
   /** The conservative matrix behind periods and horizons; `matrix` itself for "exact". */

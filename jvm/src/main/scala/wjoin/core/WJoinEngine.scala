@@ -188,18 +188,13 @@ final class WJoinEngine(plan: EnginePlan, filter: TupleFilter, completeBound: Lo
   }
 
   /** Backward evaluation: drops the rows of input j that k newer rows of j pushed out. */
-  private def evictCounted(j: Int): Unit = {
-    val k = rowLimit(j)
-    if (k != StreamRows.NoLimit) {
-      val w = windows(j)
-      while (w.size > 0 && arrived(j) - w.oldestRow.asInstanceOf[Stamped].counts(j) >= k) evictOldest(j)
-    }
-  }
+  private def evictCounted(j: Int): Unit = while (countedOut(j)) evictOldest(j)
 
-  /** Forward evaluation: k rows of input j arrived after its oldest row, so no newer member can pair with it. */
+  /** k rows of input j arrived after its oldest row, so no newer member can pair with it. */
   private def countedOut(j: Int): Boolean = {
     val k = rowLimit(j)
-    k != StreamRows.NoLimit && arrived(j) - windows(j).oldestRow.asInstanceOf[Stamped].counts(j) >= k
+    k != StreamRows.NoLimit && windows(j).size > 0 &&
+      arrived(j) - windows(j).oldestRow.asInstanceOf[Stamped].counts(j) >= k
   }
 
   /**

@@ -82,7 +82,7 @@ case class StreamingWindowJoinExec(
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (keys.nonEmpty && !windows.counted) {
+    if (windows.partitionedBy(keys)) {
       val partitions = stateInfo.map(_.numPartitions).getOrElse(conf.numShufflePartitions)
       keys.map(k => StatefulOpClusteredDistribution(k, partitions))
     } else children.map(_ => AllTuples)
@@ -91,7 +91,7 @@ case class StreamingWindowJoinExec(
     WindowJoinExec.arrivalOrdering(timeColumns, windows, children.map(_.output))
 
   override def outputPartitioning: Partitioning = children.head.outputPartitioning match {
-    case p: HashPartitioning if keys.nonEmpty && !windows.counted => PartitioningCollection(children.map(_.outputPartitioning))
+    case p: HashPartitioning if windows.partitionedBy(keys) => PartitioningCollection(children.map(_.outputPartitioning))
     case p => UnknownPartitioning(p.numPartitions)
   }
 

@@ -70,9 +70,8 @@ case class WindowJoinExec(
   @transient lazy val enginePlan: EnginePlan = access.enginePlan(windows, algorithm, hashed)
 
 
-  /** ROWS windows count over a whole input, across keys, so all rows meet in one partition. */
   override def requiredChildDistribution: Seq[Distribution] =
-    if (keys.nonEmpty && !windows.counted) keys.map(k => ClusteredDistribution(k))
+    if (windows.partitionedBy(keys)) keys.map(k => ClusteredDistribution(k))
     else if (banded) children.map(_ => UnspecifiedDistribution)
     else children.map(_ => AllTuples)
 
@@ -114,7 +113,7 @@ case class WindowJoinExec(
 
   /** EXPLAIN's partitioning: hash on the key, time bands (at most, and their least width), or one. */
   def partitioningText: String =
-    if (keys.nonEmpty && !windows.counted) "hash(keys)"
+    if (windows.partitionedBy(keys)) "hash(keys)"
     else if (banded) s"time bands(<= $timeBands, width >= ${windows.render(TimeBands.minWidth(windows.matrix))})"
     else "single partition"
 

@@ -57,8 +57,7 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
         // from the state store every batch, so paths and orders may change freely).
         val choice = WindowJoinExec.choose(w, samples(batch.recentProgress, index, w.inputNames.size))
         // Without a key every row goes to one partition, so there is one state store.
-        // ROWS windows count over the whole input, so they also run in one partition.
-        val partitions = if (choice.keys.nonEmpty && !w.windows.counted) batch.numStateStores else 1
+        val partitions = if (w.windows.partitionedBy(choice.keys)) batch.numStateStores else 1
         val info = batch.stateInfo(OperatorIdBase + index, partitions)
         StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
     }

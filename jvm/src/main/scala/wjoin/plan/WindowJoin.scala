@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
-import wjoin.core.{Algorithm, Durations, EnginePlan, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
+import wjoin.core.{Durations, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
 
 /**
  * The window constraints of one W-join: the user's terms (kept for EXPLAIN and errors) and
@@ -22,19 +22,19 @@ import wjoin.core.{Algorithm, Durations, EnginePlan, StreamRows, WindowMatrix, W
 final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integralTime: Boolean,
     strategy: WindowStrategy = WindowStrategy.Auto, excluding: Option[WindowSpec] = None) {
   /** Per input, its ROWS window length or [[StreamRows.NoLimit]]. */
-  def rowLimits: Array[Long] = StreamRows.limits(terms, matrix.n)
+  @transient lazy val rowLimits: Array[Long] = StreamRows.limits(terms, matrix.n)
   /** Some input has a count-based window: counts are over the whole input, so it is not partitioned. */
   def counted: Boolean = rowLimits.exists(_ != StreamRows.NoLimit)
+  /**
+   * Rows may be hash-partitioned on a shared key: not with a ROWS window, whose count is over
+   * the whole input, across keys (the key still selects hash buckets inside the one partition).
+   */
+  def partitionedBy(keys: Seq[Seq[Expression]]): Boolean = keys.nonEmpty && !counted
 
   def describe(names: Seq[String]): String =
     s"${terms.map(_.text).mkString(" AND ")}, matrix=${matrix.render(names, integralTime)}" +
       excluding.map(e => s", excluding ${e.terms.map(_.text).mkString(" AND ")}").getOrElse("")
   def render(length: Long): String = Durations.render(length, integralTime)
-
-  /** The engine's plan for these windows under `algorithm`. */
-  def enginePlan(algorithm: Algorithm, hashed: Boolean): EnginePlan =
-    new EnginePlan(matrix, algorithm, hashed, requestedStrategy = strategy, exclude = excluding.map(_.matrix),
-      rowLimits = rowLimits)
 }
 
 /**
