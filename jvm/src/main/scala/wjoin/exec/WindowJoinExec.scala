@@ -208,8 +208,10 @@ object WindowJoinExec {
     }
     // Streaming time columns are timestamps (microseconds).
     val stats = if (w.isStreaming) StreamingStatistics.derive(horizon, keyed, recent, planned, names = names) else planned
+    val matrix = w.windows.matrix
+    val forwardUpper = if (algorithm == Algorithm.MW) Some(names.indices.map(j => names.indices.map(matrix.upper(j, _)))) else None
     val decision = AccessPlanner.plan(names, horizon, keyed, ranges.bindings, stats, request,
-      scanOnly = algorithm == Algorithm.NLW, tau)
+      scanOnly = algorithm == Algorithm.NLW, tau, forwardUpper = forwardUpper)
     val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
     JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
       PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,

@@ -22,35 +22,27 @@ final case class InputStats(rows: Double, span: Double, distinct: Double = 1.0,
 }
 
 /**
- * What the user asked for: per input a forced path (None = choose), and how much the cost
- * model may choose (`mode`):
- *  - `Auto` (default): trees compete by cost with the input's default path, which is hash on
- *    an input with the shared key (exact-equality buckets, as HW-join and hash MW-join always
- *    did) and scan otherwise;
- *  - `Cost`: every allowed path competes, scan vs hash included.
- * An explicit algorithm nlw scans every window.
+ * What the user asked for: per input a forced path (None = the cost model chooses among every
+ * path the input allows: scan, hash where it has the shared key, the trees where a band or
+ * inequality binds it). `"cost"` is accepted as a synonym of `"auto"`: before the weight
+ * factors were calibrated on the engine, `auto` kept hash on keyed inputs and only `cost` let
+ * scan compete with it. An explicit algorithm nlw scans every window.
  */
-final case class AccessRequest(forced: Seq[Option[AccessPath]], mode: AccessRequest.Mode = AccessRequest.Auto)
+final case class AccessRequest(forced: Seq[Option[AccessPath]])
 
 object AccessRequest {
-  sealed trait Mode
-  case object Auto extends Mode
-  case object Cost extends Mode
-
   def none(n: Int): AccessRequest = AccessRequest(Seq.fill(n)(None))
 
   /**
-   * Parses `"A:hash, B:ttree"` (or `"auto"`, `"cost"`, optionally followed by per-input
-   * entries: `"cost, C:scan"`); names are matched case-insensitively. Paths: scan (nlj),
+   * Parses `"A:hash, B:ttree"` (or `"auto"` / `"cost"`, optionally followed by per-input
+   * entries: `"auto, C:scan"`); names are matched case-insensitively. Paths: scan (nlj),
    * hash, ttree (t-tree), bplustree (btree, b+tree).
    */
   def parse(text: String, names: Seq[String]): AccessRequest = {
     val forced = Array.fill[Option[AccessPath]](names.size)(None)
-    var mode: Mode = Auto
     val entries = Option(text).map(_.trim).filter(_.nonEmpty).toSeq.flatMap(_.split(",").map(_.trim)).filter(_.nonEmpty)
     for (entry <- entries) entry.toLowerCase(Locale.ROOT) match {
-      case "auto" => mode = Auto
-      case "cost" => mode = Cost
+      case "auto" | "cost" => ()
       case _ =>
         val parts = entry.split("[:=]", 2).map(_.trim)
         require(parts.length == 2,
@@ -61,7 +53,7 @@ object AccessRequest {
         forced(i) = Some(AccessPath.parse(parts(1)).getOrElse(throw new IllegalArgumentException(
           s"unknown access path '${parts(1)}' for input ${names(i)}; use one of ${AccessPath.all.map(_.name).mkString(", ")}")))
     }
-    AccessRequest(forced.toSeq, mode)
+    AccessRequest(forced.toSeq)
   }
 }
 
@@ -94,6 +86,17 @@ final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], c
  *     [[UnitTimeCost.choose]] among each input's allowed paths (forced ones alone);
  *  4. steps 2-3 once more with the chosen paths (the order depends on them only through rows
  *     per probe).
+ *
+ * Forward evaluation (MW-join, `forwardUpper`) changes what a probe sees: the origin is the
+ * combination's *oldest* member, so a row of o probes input j over [t, t + upper(j, o)], and
+ * every row waits for the sweep of the oldest buffered row, so each window holds about
+ * lambda_j x max_i horizon(i) rows. A scan or hash probe binary-searches its time slice and
+ * examines lambda_j x S_j rows (S_j: upper(j, o) averaged over the origins o, weighted by
+ * their rates); a tree probe walks the band's matches among all held rows, and a tree's
+ * updates pay for a descent through them. With a slow and a fast input this makes a scan of
+ * the fast one far dearer than under backward evaluation (the slow row's window spans many
+ * fast rows), which the backward model alone got 46x wrong (docs/design/access-paths.md).
+ *
  * tau ("auto"): paper 001 Fig. 4a: the best re-evaluation/expiration interval grows with the
  * number of hash buckets an expiration pass visits (about 4, 15 and 30 time units for 2, 10 and
  * 30 buckets in a 100-unit window), i.e. roughly T x (1 + b) / 100; taken per input and the
@@ -112,7 +115,7 @@ object AccessPlanner {
    */
   def expirationBuckets(path: AccessPath): Double = 1.0
 
-  /** Paths input j may take: the forced one, else by mode, key and range bindings. */
+  /** Paths input j may take: the forced one, else by key and range bindings. */
   def allowed(j: Int, keyed: Boolean, bindings: Seq[RangeBinding], request: AccessRequest,
       scanOnly: Boolean, names: Seq[String]): Seq[AccessPath] = {
     val hasRange = bindings.exists(_.target == j)
@@ -127,29 +130,44 @@ object AccessPlanner {
           "of it to another input (e.g. abs(A.x - B.x) <= 5 or A.x < B.x)")
         Seq(p)
       case None if scanOnly => Seq(AccessPath.Scan)
-      case None =>
+      case None => // the input's traditional path first: it wins ties
         val trees = if (hasRange) Seq(AccessPath.TTree, AccessPath.BPlusTree) else Nil
-        request.mode match {
-          case AccessRequest.Auto => (if (keyed) AccessPath.Hash else AccessPath.Scan) +: trees
-          case AccessRequest.Cost => Seq(AccessPath.Scan) ++ (if (keyed) Seq(AccessPath.Hash) else Nil) ++ trees
-        }
+        (if (keyed) Seq(AccessPath.Hash, AccessPath.Scan) else Seq(AccessPath.Scan)) ++ trees
     }
   }
 
   /**
-   * @param horizon  per input, how long its rows stay joinable (the window's time size)
-   * @param tau      the expiration interval, or None for "auto"
+   * @param horizon      per input, how long its rows stay joinable (the window's time size)
+   * @param tau          the expiration interval, or None for "auto"
+   * @param forwardUpper forward evaluation (MW-join): the window matrix, `upper(j)(o)` = how far
+   *                     a member of j may follow one of o; None for backward evaluation
    */
   def plan(names: Seq[String], horizon: Seq[Long], keyed: Boolean, bindings: Seq[RangeBinding], stats: Seq[InputStats],
       request: AccessRequest, scanOnly: Boolean, tau: Option[Long], weights: WeightFactors = WeightFactors.default,
-      nodeSize: Int = 100): AccessDecision = {
+      nodeSize: Int = 100, forwardUpper: Option[Seq[Seq[Long]]] = None): AccessDecision = {
     val n = names.size
     require(stats.size == n && horizon.size == n && request.forced.size == n, "one statistic, horizon and request per input")
+    require(forwardUpper.forall(u => u.size == n && u.forall(_.size == n)), "forward evaluation needs an n x n window matrix")
     val allowedPaths = (0 until n).map(allowed(_, keyed, bindings, request, scanOnly, names))
     val timeSize = horizon.map(h => math.max(1.0, h.toDouble))
     val distinct = stats.map(s => if (keyed) math.max(1.0, s.distinct) else 1.0)
+    val forward = forwardUpper.isDefined
+    // Forward evaluation: rows wait for the oldest row's sweep, and probes search time slices.
+    val heldSpan = timeSize.max
+    val sliceSpan: Seq[Double] = forwardUpper.fold(timeSize) { upper =>
+      (0 until n).map { j =>
+        val origins = (0 until n).filter(_ != j)
+        val weight = origins.map(o => math.max(stats(o).rate, 1e-12)).sum
+        math.max(1.0, origins.map(o => math.max(stats(o).rate, 1e-12) * math.min(upper(j)(o).toDouble, heldSpan)).sum / weight)
+      }
+    }
 
-    def windowRows(j: Int, t: Double): Double = math.min(stats(j).rows, stats(j).rate * (timeSize(j) + t))
+    /** Rows input j's window holds (what a tree indexes and updates). */
+    def windowRows(j: Int, t: Double): Double =
+      math.min(stats(j).rows, stats(j).rate * ((if (forward) heldSpan else timeSize(j)) + t))
+    /** Rows a scan probe of j examines (the whole window, or forward evaluation's slice). */
+    def scannedRows(j: Int, t: Double): Double =
+      if (forward) math.min(stats(j).rows, stats(j).rate * sliceSpan(j)) else windowRows(j, t)
     def matches(j: Int, t: Double): Double = {
       val b = windowRows(j, t)
       val widths = bindings.filter(_.target == j).map { bd =>
@@ -157,11 +175,11 @@ object AccessPlanner {
         if (bd.lowOffset == Long.MinValue || bd.highOffset == Long.MaxValue) 0.5
         else math.min(1.0, (bd.highOffset.toDouble - bd.lowOffset.toDouble + 1) / domain)
       }
-      if (widths.isEmpty) b else b * widths.min
+      if (widths.isEmpty) scannedRows(j, t) else b * widths.min
     }
     def rowsPerProbe(j: Int, p: AccessPath, t: Double): Double = p match {
-      case AccessPath.Scan => windowRows(j, t)
-      case AccessPath.Hash => windowRows(j, t) / distinct(j)
+      case AccessPath.Scan => scannedRows(j, t)
+      case AccessPath.Hash => scannedRows(j, t) / distinct(j)
       case _ => matches(j, t)
     }
     def sources(paths: Seq[AccessPath])(j: Int): Seq[Int] =
@@ -169,23 +187,24 @@ object AccessPlanner {
 
     def round(paths: Seq[AccessPath], t: Double): (Seq[Seq[Int]], UnitTimeCost.Choice) = {
       val streams = (0 until n).map { j =>
-        val b = windowRows(j, 0)
+        val b = scannedRows(j, 0)
         val perProbe = math.max(1e-9, rowsPerProbe(j, paths(j), 0))
-        StreamStats(stats(j).rate, timeSize(j), distinct(j), buckets = math.max(1.0, b / perProbe))
+        StreamStats(stats(j).rate, sliceSpan(j), distinct(j), buckets = math.max(1.0, b / perProbe))
       }
       val global = ProbeOrderCost.heuristic(streams, t).order
       val orders = (0 until n).map(o => EnginePlan.validOrder(o, global.filter(_ != o), sources(paths)))
       val probes = ProbeOrderCost.probesPerUnitTime(streams, orders, t)
       val loads = (0 until n).map { j =>
-        InputLoad(stats(j).rate, WindowShape(windowRows(j, t), math.max(1.0, windowRows(j, t) / distinct(j)), nodeSize,
-          matches(j, t)), Some(probes(j)))
+        InputLoad(stats(j).rate, WindowShape(windowRows(j, t), math.max(1.0, scannedRows(j, t) / distinct(j)), nodeSize,
+          matches(j, t), if (forward) Some(scannedRows(j, t)) else None), Some(probes(j)))
       }
       (orders, UnitTimeCost.choose(loads, allowedPaths, weights))
     }
 
     // Round 0 with eager expiration picks the paths tau "auto" is sized for (Fig. 4a: buckets).
+    // Forward evaluation drops each row right after its sweep: there is no interval to choose.
     val (_, eager) = round(allowedPaths.map(_.head), 0.0)
-    val chosenTau: Long = tau.getOrElse {
+    val chosenTau: Long = if (forward) 0L else tau.getOrElse {
       (0 until n).map(j => math.floor(timeSize(j) * (1 + expirationBuckets(eager.paths(j))) / 100).toLong).min
     }
     val t = chosenTau.toDouble

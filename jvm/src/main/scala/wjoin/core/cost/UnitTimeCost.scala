@@ -12,10 +12,14 @@ import scala.math.Ordering.Double.TotalOrdering
  * @param matchesPerProbe rows a range probe returns; the tree walks them after its descent.
  *                        Paper 003 studies equality probes, where this is ~0 (its default);
  *                        a band `abs(A.x - B.x) <= d` returns about rows x (2d + 1) / domain
+ * @param scannedRows     rows a scan probe examines when it is not the whole window: forward
+ *                        evaluation (MW-join) binary-searches the probe's time slice first
  */
 final case class WindowShape(rows: Double, bucketSize: Double = 1.0, nodeSize: Int = 100,
-    matchesPerProbe: Double = 0.0) {
-  require(rows >= 0 && bucketSize >= 0 && matchesPerProbe >= 0, s"negative window shape: $this")
+    matchesPerProbe: Double = 0.0, scannedRows: Option[Double] = None) {
+  require(rows >= 0 && bucketSize >= 0 && matchesPerProbe >= 0 && scannedRows.forall(_ >= 0), s"negative window shape: $this")
+  /** Rows a scan probe examines: the whole window, unless a time slice is searched first. */
+  def scanned: Double = scannedRows.getOrElse(rows)
   require(nodeSize >= 2, s"node size must be at least 2, got $nodeSize")
 }
 
@@ -70,7 +74,7 @@ object UnitTimeCost {
 
   /** Tuples touched by one probe of the window (before weighting). */
   def probeAccesses(path: AccessPath, w: WindowShape): Double = path match {
-    case AccessPath.Scan => w.rows
+    case AccessPath.Scan => w.scanned
     case AccessPath.Hash => w.bucketSize
     case AccessPath.BPlusTree => bplusSearch(w) + w.matchesPerProbe
     case AccessPath.TTree => ttreeSearch(w) + w.matchesPerProbe

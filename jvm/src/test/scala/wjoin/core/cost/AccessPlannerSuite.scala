@@ -15,8 +15,9 @@ class AccessPlannerSuite extends AnyFunSuite {
 
   test("parse: forced paths by name (any case), modes, and errors naming the culprit") {
     val r = AccessRequest.parse("a:hash, B=T-tree", Seq("A", "B", "C"))
-    assert(r.forced == Seq(Some(Hash), Some(TTree), None) && r.mode == AccessRequest.Auto)
-    assert(AccessRequest.parse("cost, C:nlj", Seq("A", "B", "C")) == AccessRequest(Seq(None, None, Some(Scan)), AccessRequest.Cost))
+    assert(r.forced == Seq(Some(Hash), Some(TTree), None))
+    assert(AccessRequest.parse("cost, C:nlj", Seq("A", "B", "C")) == AccessRequest(Seq(None, None, Some(Scan))))
+    assert(AccessRequest.parse("auto", names2) == AccessRequest.none(2))
     assert(AccessRequest.parse(null, names2) == AccessRequest.none(2))
     def err(text: String) = intercept[IllegalArgumentException](AccessRequest.parse(text, names2)).getMessage
     assert(err("Z:scan").contains("unknown input 'Z'; the inputs are A, B"))
@@ -27,10 +28,9 @@ class AccessPlannerSuite extends AnyFunSuite {
 
   test("allowed paths: hash needs the key, trees a binding, nlw scans; forced paths alone") {
     val none = AccessRequest.none(2)
-    assert(AccessPlanner.allowed(0, keyed = true, band, none, scanOnly = false, names2) == Seq(Hash, TTree, BPlusTree))
+    assert(AccessPlanner.allowed(0, keyed = true, band, none, scanOnly = false, names2) == Seq(Hash, Scan, TTree, BPlusTree))
     assert(AccessPlanner.allowed(0, keyed = false, Nil, none, scanOnly = false, names2) == Seq(Scan))
-    assert(AccessPlanner.allowed(0, keyed = true, Nil, none.copy(mode = AccessRequest.Cost), scanOnly = false, names2) ==
-      Seq(Scan, Hash))
+    assert(AccessPlanner.allowed(0, keyed = true, Nil, none, scanOnly = false, names2) == Seq(Hash, Scan))
     assert(AccessPlanner.allowed(1, keyed = true, band, none, scanOnly = true, names2) == Seq(Scan))
     val forced = AccessRequest(Seq(None, Some(BPlusTree)))
     assert(AccessPlanner.allowed(1, keyed = false, band, forced, scanOnly = false, names2) == Seq(BPlusTree))
@@ -55,16 +55,32 @@ class AccessPlannerSuite extends AnyFunSuite {
     assert(wide.describe(names2).matches("cost=\\S+ \\[A=\\w+, B=\\w+\\], runner-up=\\S+ \\[.*\\] \\(unit-time cost, paper 003; stats: data\\)"))
   }
 
-  test("auto keeps hash on keyed inputs; cost may scan a tiny keyed window; forced paths win") {
-    val tiny = Seq(stats(10, 100, 2), stats(10, 100, 2))
-    val auto = AccessPlanner.plan(names2, Seq(1L, 1L), keyed = true, Nil, tiny, AccessRequest.none(2), false, Some(0L))
-    assert(auto.paths == Seq(Hash, Hash))
-    val cost = AccessPlanner.plan(names2, Seq(1L, 1L), keyed = true, Nil, tiny, AccessRequest.none(2).copy(mode = AccessRequest.Cost),
-      false, Some(0L))
-    assert(cost.paths == Seq(Scan, Scan), cost)
+  test("scan competes with hash: a window of a few rows scans, a large one hashes; forced paths win") {
+    def plan(window: Long, rows: Double, distinct: Double) = AccessPlanner.plan(names2, Seq(window, window), keyed = true, Nil,
+      Seq(stats(rows, 1000, distinct), stats(rows, 1000, distinct)), AccessRequest.none(2), false, Some(0L))
+    assert(plan(1, 100, 2).paths == Seq(Scan, Scan)) // 0.1 rows per window: a scan is cheaper than a hash lookup
+    assert(plan(1000, 100000, 500).paths == Seq(Hash, Hash))
     val forced = AccessPlanner.plan(names2, Seq(1000L, 1000L), keyed = true, band, Seq(stats(3000, 3000, 300), stats(3000, 3000, 300)),
       AccessRequest(Seq(Some(Scan), Some(TTree))), false, Some(0L))
     assert(forced.paths == Seq(Scan, TTree) && forced.runnerUp.isEmpty)
+  }
+
+  test("forward evaluation: a slow row's window spans many fast rows, so the fast input is not scanned") {
+    // Paper 003's band workload at p = 0.95: RANGE(A) = 5000 / 0.95, RANGE(B) = 5000 / 0.05, one row
+    // per time unit in total; the MW-join sweeps a B row over the A rows of B's whole window.
+    val (ta, tb) = (5264L, 100000L)
+    val upper = Seq(Seq(0L, tb), Seq(ta, 0L)) // upper(j)(o): how far j may follow o
+    val st = Seq(stats(95000, 100000, domain = 25000), stats(5000, 100000, domain = 25000))
+    val bandOf2 = Seq(RangeBinding(0, 0, 1, 0, -2, 2), RangeBinding(1, 0, 0, 0, -2, 2))
+    def plan(forward: Boolean, forced: Option[Seq[AccessPath]] = None) = AccessPlanner.plan(names2, Seq(ta, tb), keyed = false,
+      bandOf2, st, forced.fold(AccessRequest.none(2))(f => AccessRequest(f.map(Some(_)))), false, Some(0L),
+      forwardUpper = if (forward) Some(upper) else None)
+    val scanFast = Seq(Scan, TTree)
+    // Backward, A's probes come from B's rare rows over A's own 5000 rows; forward, over 95,000.
+    assert(plan(forward = true, Some(scanFast)).cost > 10 * plan(forward = false, Some(scanFast)).cost)
+    val chosen = plan(forward = true)
+    assert(chosen.paths(0) != Scan, chosen)
+    assert(chosen.tau == 0)
   }
 
   test("orders are valid through the join graph: a tree after the source of its range") {

@@ -23,12 +23,24 @@ class CalibrationSuite extends AnyFunSuite {
     intercept[UnsupportedOperationException](WindowDriver(AccessPath.Hash, 10).rangeProbe(0, 1))
   }
 
-  test("a short calibration run yields a positive, finite factor per path and operation") {
-    val result = Calibration.measure(Calibration.Settings(windowRows = 500, millisPerRun = 5, runs = 1))
-    assert(result.measurements.size == 8)
-    for (p <- AccessPath.all; w <- Seq(result.weights.probe(p), result.weights.update(p)))
-      assert(w > 0 && !w.isInfinite && !w.isNaN, s"$p: $w")
-    assert(result.table.linesIterator.size == 9)
-    assert(WeightFactors.fromProperties(result.weights.toProperties) == result.weights)
+  for (onEngine <- Seq(true, false))
+    test(s"a short calibration run yields a positive, finite factor per path and operation (on engine: $onEngine)") {
+      val result = Calibration.measure(Calibration.Settings(windowRows = 500, millisPerRun = 5, runs = 1, onEngine = onEngine))
+      assert(result.measurements.size == 8)
+      for (p <- AccessPath.all; w <- Seq(result.weights.probe(p), result.weights.update(p)))
+        assert(w > 0 && !w.isInfinite && !w.isNaN, s"$p: $w")
+      assert(result.table.linesIterator.size == 9)
+      assert(WeightFactors.fromProperties(result.weights.toProperties) == result.weights)
+    }
+
+  test("the engine calibration's probe workload finds the rows of its key") {
+    val s = Calibration.Settings(windowRows = 200, bucketSize = 10)
+    for (path <- AccessPath.all) {
+      // The probe workload joins: about bucketSize results per probe for scan and hash (keys
+      // from windowRows / bucketSize values), about none for the trees' wide key domain.
+      val results = EngineWorkloads.probeResults(path, s, probes = 400)
+      if (path == AccessPath.Scan || path == AccessPath.Hash) assert(results > 400 * 5 && results < 400 * 20, s"$path: $results")
+      else assert(results < 10, s"$path: $results")
+    }
   }
 }
