@@ -197,8 +197,9 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
     access_paths
                how each input's window is searched: a dict {"A": "hash", "B": "ttree"} or the text
                "A:hash, B:ttree" forces paths (scan, hash, ttree, bplustree); "auto" (default) lets
-               the unit-time cost model choose trees where a band or inequality predicate such as
-               abs(A.x - B.x) <= 5 allows, "cost" lets it choose between every allowed path
+               the unit-time cost model choose each input's path among scan, hash (with a key
+               shared by all inputs) and trees (where a band or inequality predicate such as
+               abs(A.x - B.x) <= 5 allows); "cost" is a synonym of "auto"
     expiration_interval
                lazy expiration every tau time units (a length like window=), "auto", or None/0
                for eager expiration; results never change, only buffered rows and speed

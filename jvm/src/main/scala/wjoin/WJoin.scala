@@ -68,9 +68,9 @@ object WJoin extends PredicateHelper {
     def bidirectional(enabled: Boolean): Builder = copy(bothDirections = enabled)
 
     /**
-     * Access path per input (issue 5): "A:hash, B:ttree", "auto" (default: trees compete by
-     * cost with hash on keyed inputs, scan otherwise), "cost" (every allowed path competes),
-     * or a mode followed by forced inputs ("cost, C:scan").
+     * Access path per input (issue 5): "A:hash, B:ttree", "auto" (default: every path an input
+     * allows competes by cost; "cost" is a synonym), or "auto" followed by forced inputs
+     * ("auto, C:scan").
      */
     def accessPaths(spec: String): Builder = copy(access = access.copy(paths = spec))
     /** Lazy expiration interval tau: "0" (eager, default), "auto" or a length ("5 seconds", 10). */

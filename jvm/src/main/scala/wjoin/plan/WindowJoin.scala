@@ -41,7 +41,7 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  * How the user wants the windows searched and expired (issue 5); both are plain text,
  * checked when the W-join is built ([[wjoin.core.cost.AccessRequest.parse]], `Durations`).
  *
- * @param paths      "auto" (default), "cost", and/or per-input forced paths "A:hash, B:ttree"
+ * @param paths      "auto" (default; "cost" is a synonym), and/or per-input forced paths "A:hash, B:ttree"
  * @param expiration the lazy expiration interval tau: "0" (eager, default), "auto" or a length
  */
 final case class AccessOptions(paths: String = "auto", expiration: String = "0")

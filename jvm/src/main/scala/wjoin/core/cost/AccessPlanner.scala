@@ -62,11 +62,13 @@ object AccessRequest {
  * expiration interval, and the unit-time costs behind them (for EXPLAIN).
  */
 final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], cost: Double,
-    runnerUp: Option[(Seq[AccessPath], Double)], tau: Long, statsSource: String) {
+    runnerUp: Option[(Seq[AccessPath], Double)], tau: Long, statsSource: String, windowKeys: Seq[Double] = Nil) {
   def describe(names: Seq[String]): String = {
     def plan(ps: Seq[AccessPath]) = names.zip(ps).map { case (nm, p) => s"$nm=${p.name}" }.mkString(", ")
+    val hashed = paths.indices.filter(j => paths(j) == AccessPath.Hash && j < windowKeys.size)
+    val buckets = if (hashed.isEmpty) "" else hashed.map(j => f"${names(j)} ~${windowKeys(j)}%.0f").mkString(", hash buckets=[", ", ", "]")
     f"cost=$cost%.4g [${plan(paths)}]" + runnerUp.map { case (ps, c) => f", runner-up=$c%.4g [${plan(ps)}]" }
-      .getOrElse(", runner-up=none") + s" (unit-time cost, paper 003; stats: $statsSource)"
+      .getOrElse(", runner-up=none") + buckets + s" (unit-time cost, paper 003; stats: $statsSource)"
   }
 }
 
@@ -96,6 +98,13 @@ final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], c
  * updates pay for a descent through them. With a slow and a fast input this makes a scan of
  * the fast one far dearer than under backward evaluation (the slow row's window spans many
  * fast rows), which the backward model alone got 46x wrong (docs/design/access-paths.md).
+ *
+ * Hash buckets (paper 001 Sec. 6.5: more buckets for larger windows): a hash window keeps one
+ * ring-buffer bucket per key it holds, created with the key's first row and dropped with its
+ * last, so its bucket count follows the window's rows and key count as they are, and a probe
+ * touches only its key's rows. EXPLAIN shows the expected count, v (1 - (1 - 1/v)^B) for B
+ * window rows of v keys. A fixed, smaller table pays off in the paper only because its
+ * expiration swept every bucket; ours pops the oldest row through the arrival ring.
  *
  * tau ("auto"): paper 001 Fig. 4a: the best re-evaluation/expiration interval grows with the
  * number of hash buckets an expiration pass visits (about 4, 15 and 30 time units for 2, 10 and
@@ -212,6 +221,12 @@ object AccessPlanner {
     val (orders0, second) = round(first.paths, t)
     // The order is recomputed for the final paths; an order valid for them is required.
     val orders = (0 until n).map(o => EnginePlan.validOrder(o, orders0(o), sources(second.paths)))
-    AccessDecision(second.paths, orders, second.cost, second.runnerUp, chosenTau, stats.map(_.source).distinct.mkString("/"))
+    // A hash window has one bucket per key it holds: v (1 - (1 - 1/v)^B) for B rows of v uniform keys.
+    val windowKeys = (0 until n).map { j =>
+      val (v, b) = (distinct(j), windowRows(j, t))
+      if (v <= 1) math.min(1.0, b) else v * -math.expm1(b * math.log1p(-1 / v))
+    }
+    AccessDecision(second.paths, orders, second.cost, second.runnerUp, chosenTau, stats.map(_.source).distinct.mkString("/"),
+      windowKeys)
   }
 }

@@ -65,6 +65,19 @@ class AccessPlannerSuite extends AnyFunSuite {
     assert(forced.paths == Seq(Scan, TTree) && forced.runnerUp.isEmpty)
   }
 
+  test("hash buckets: the expected keys a window holds, more for larger windows, shown in EXPLAIN") {
+    def keys(window: Long, rows: Double, distinct: Double) = AccessPlanner.plan(names2, Seq(window, window), keyed = true, Nil,
+      Seq(stats(rows, 10000, distinct), stats(rows, 10000, distinct)), AccessRequest.none(2), false, Some(0L))
+    val big = keys(1000, 50000, 500) // 5000 rows of 500 keys: nearly all keys present
+    assert(big.paths == Seq(Hash, Hash) && math.abs(big.windowKeys(0) - 500 * (1 - math.pow(1 - 1.0 / 500, 5000))) < 1e-6)
+    val small = keys(20, 50000, 500) // 100 rows of 500 keys: about 91 distinct
+    assert(small.windowKeys(0) > 85 && small.windowKeys(0) < 95, small.windowKeys)
+    assert(big.describe(names2).contains(f"hash buckets=[A ~${big.windowKeys(0)}%.0f, B ~${big.windowKeys(1)}%.0f]"), big.describe(names2))
+    val forced = AccessPlanner.plan(names2, Seq(1000L, 1000L), keyed = true, band, Seq(stats(3000, 3000, 300), stats(3000, 3000, 300)),
+      AccessRequest(Seq(Some(Scan), Some(TTree))), false, Some(0L))
+    assert(!forced.describe(names2).contains("hash buckets"))
+  }
+
   test("forward evaluation: a slow row's window spans many fast rows, so the fast input is not scanned") {
     // Paper 003's band workload at p = 0.95: RANGE(A) = 5000 / 0.95, RANGE(B) = 5000 / 0.05, one row
     // per time unit in total; the MW-join sweeps a B row over the A rows of B's whole window.

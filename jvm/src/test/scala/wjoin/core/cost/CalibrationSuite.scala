@@ -33,14 +33,17 @@ class CalibrationSuite extends AnyFunSuite {
       assert(WeightFactors.fromProperties(result.weights.toProperties) == result.weights)
     }
 
-  test("the engine calibration's probe workload finds the rows of its key") {
+  test("the engine calibration's probe workload examines a window, a bucket, or a tree's few matches") {
     val s = Calibration.Settings(windowRows = 200, bucketSize = 10)
     for (path <- AccessPath.all) {
-      // The probe workload joins: about bucketSize results per probe for scan and hash (keys
-      // from windowRows / bucketSize values), about none for the trees' wide key domain.
-      val results = EngineWorkloads.probeResults(path, s, probes = 400)
-      if (path == AccessPath.Scan || path == AccessPath.Hash) assert(results > 400 * 5 && results < 400 * 20, s"$path: $results")
-      else assert(results < 10, s"$path: $results")
+      // Candidates per probe: all 200 rows for scan, a bucket of about 10 rows for hash (keys
+      // from 200 / 10 values), about none for the trees' wide key domain.
+      val perProbe = EngineWorkloads.probeCandidates(path, s, probes = 400) / 400.0
+      path match {
+        case AccessPath.Scan => assert(perProbe == 200, s"$path: $perProbe")
+        case AccessPath.Hash => assert(perProbe > 5 && perProbe < 20, s"$path: $perProbe")
+        case _ => assert(perProbe < 0.1, s"$path: $perProbe")
+      }
     }
   }
 }
