@@ -69,15 +69,19 @@ object Calibration {
 
   /**
    * [[EngineWorkloads]]: per path a probe, a baseline and an update workload. A probe's time is
-   * the difference to the baseline, floored at 1% of the probe workload's own time so that
-   * noise on a tiny window cannot make a factor zero or negative.
+   * what the probe workload takes beyond its A arrival (the update) and its B arrivals' own
+   * work (the baseline), per probe; floored at 1% of the workload's time so that noise on a
+   * tiny window cannot make a factor zero or negative.
    */
   private def onEngine(s: Settings): Seq[Measurement] = {
-    val workloads = AccessPath.all.flatMap(path => Seq(EngineWorkloads.probe(path, s, fillA = true),
-      EngineWorkloads.probe(path, s, fillA = false), EngineWorkloads.update(path, s)))
+    val workloads = AccessPath.all.flatMap(path =>
+      Seq(EngineWorkloads.probe(path, s), EngineWorkloads.baseline(path, s), EngineWorkloads.update(path, s)))
     val nanos = interleavedMedians(s, workloads).grouped(3).toSeq
-    AccessPath.all.zip(nanos).flatMap { case (path, Seq(full, empty, update)) =>
-      Seq(Measurement(path, "probe", math.max(full - empty, 0.01 * full), UnitTimeCost.probeAccesses(path, s.shape)),
+    val k = EngineWorkloads.ProbesPerArrival
+    AccessPath.all.zip(nanos).flatMap { case (path, Seq(mixed, empty, update)) =>
+      val probed = if (path == AccessPath.TTree || path == AccessPath.BPlusTree) s.shape.copy(matchesPerProbe = EngineWorkloads.treeMatches) else s.shape
+      val probe = math.max(mixed - update - empty, 0.01 * mixed) / k
+      Seq(Measurement(path, "probe", probe, UnitTimeCost.probeAccesses(path, probed)),
         Measurement(path, "update", update, UnitTimeCost.updateAccesses(path, s.shape)))
     }
   }
