@@ -13,10 +13,13 @@ so it pays off where the window is selective (the default: about 20 partners per
 
     .venv/bin/python benchmarks/bench_band.py
     .venv/bin/python benchmarks/bench_band.py --rows 200000 --window 0.02 --no-builtin  # bands vs one partition
+    .venv/bin/python benchmarks/bench_band.py --rows 200000 --window 0.02 --no-builtin \
+        --access-paths "A:scan, B:scan, C:scan"                                      # the same, join-bound
 """
 from __future__ import annotations
 
 import argparse
+import re
 
 from pyspark.sql import functions as F
 
@@ -39,9 +42,9 @@ def columns():
     return [F.col(f"{n}.{c}") for n in NAMES for c in ("x", "ts", "v")]
 
 
-def ours(dfs, window: float, d: int, algorithm: str):
+def ours(dfs, window: float, d: int, algorithm: str, access_paths: str = "auto"):
     return dfs[0].wjoin(*dfs[1:], on=band(d), time="ts", window=f"{int(window * 1e6)} microseconds",
-                        algorithm=algorithm).select(columns())
+                        algorithm=algorithm, access_paths=access_paths).select(columns())
 
 
 def builtin(dfs, window: float, d: int):
@@ -75,6 +78,7 @@ def main():
     p.add_argument("--window", type=float, default=0.01, help="seconds")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--algorithm", default="auto")
+    p.add_argument("--access-paths", default="auto", help='wjoin access_paths, e.g. "A:scan, B:scan, C:scan"')
     p.add_argument("--no-builtin", action="store_true", help="time wjoin only (for sizes nested loops cannot do)")
     p.add_argument("--shuffle-partitions", type=int, default=8, help="spark.sql.shuffle.partitions, for both")
     args = p.parse_args()
@@ -83,9 +87,9 @@ def main():
         f"{args.shuffle_partitions}, AQE on; each run writes every output column to the noop sink")
     dfs = inputs(spark, args.rows, args.rate, args.positions)
     total_in = 3 * args.rows
-    results = ours(dfs, args.window, args.d, args.algorithm).count()
+    results = ours(dfs, args.window, args.d, args.algorithm, args.access_paths).count()
     check = results if args.no_builtin else builtin(dfs, args.window, args.d).count()
-    alone = single(spark, lambda: ours(dfs, args.window, args.d, args.algorithm).count())
+    alone = single(spark, lambda: ours(dfs, args.window, args.d, args.algorithm, args.access_paths).count())
     if not (results == check == alone):
         raise SystemExit(f"result counts differ: wjoin {results}, one partition {alone}, built-in {check}")
     plan = "" if args.no_builtin else builtin(dfs, args.window, args.d)._jdf.queryExecution().executedPlan().toString()
@@ -94,11 +98,14 @@ def main():
     say(f"\n3 inputs x {args.rows} rows, {args.rate:g} rows/s, x over {args.positions} values, "
         f"abs(x - x') <= {args.d}, {args.window:g} s window: {results:,} results"
         + ("" if args.no_builtin else f"; Spark's plan uses {', '.join(joins)}"))
-    noop(ours(dfs, args.window, args.d, args.algorithm))  # warm-up
+    ours_plan = ours(dfs, args.window, args.d, args.algorithm, args.access_paths)._jdf.queryExecution().executedPlan().toString()
+    chosen = re.search(r"access paths=\[[^\]]*\]", ours_plan)
+    say(f"  wjoin {chosen.group(0) if chosen else '(no access paths in the plan)'}")
+    noop(ours(dfs, args.window, args.d, args.algorithm, args.access_paths))  # warm-up
     t_ours, t_single, t_builtin = [], [], []
     for _ in range(args.repeats):
-        t_ours.append(timed(lambda: noop(ours(dfs, args.window, args.d, args.algorithm))))
-        t_single.append(single(spark, lambda: timed(lambda: noop(ours(dfs, args.window, args.d, args.algorithm)))))
+        t_ours.append(timed(lambda: noop(ours(dfs, args.window, args.d, args.algorithm, args.access_paths))))
+        t_single.append(single(spark, lambda: timed(lambda: noop(ours(dfs, args.window, args.d, args.algorithm, args.access_paths)))))
         if not args.no_builtin:
             t_builtin.append(timed(lambda: noop(builtin(dfs, args.window, args.d))))
     for label, ts in (("wjoin, time bands", t_ours), ("wjoin, one partition", t_single),
