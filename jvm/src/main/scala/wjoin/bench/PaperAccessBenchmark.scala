@@ -7,12 +7,13 @@ import wjoin.core.cost.AccessPath._
 /**
  * The access-path issue's paper figures on the real engine (issue 5's benchmark part), one mode
  * per figure. Every cell is engine time (ns per input row, single thread, median of `--reps`
- * runs after the windows filled); the model columns use the bundled weight factors.
+ * runs after the windows filled); the model columns are `AccessPlanner.plan`'s estimate of
+ * each plan forced, with the bundled weight factors.
  *
  *  - `--eq` paper 003 Figs. 2-3 at the paper's size: two inputs, A.k = B.k, 5000-row windows
  *    (`--window`), bucket size 10, node size 100, a share p of the rows from A; the eight
  *    asymmetric plans, measured vs model, Eq. 8-style crossovers, and what `AccessPlanner`
- *    picks in `auto` and `cost` mode.
+ *    picks in `auto` mode.
  *  - `--band` the same windows joined on `abs(A.x - B.x) <= d` (x uniform in [0, 5 x window),
  *    d = 2: one match per probe on average), where hash does not apply: N, T, B per window.
  *  - `--table8` paper 001 Table 8: Table 5's four streams (rates 10, 1, 1, 3; T = 100, 100,
@@ -55,7 +56,7 @@ object PaperAccessBenchmark {
     def matrix(p: Double): WindowMatrix = WindowMatrix.close(
       Seq(StreamRange(0, math.ceil(window / p).toLong, "RANGE(A)"), StreamRange(1, math.ceil(window / (1 - p)).toLong, "RANGE(B)")),
       Seq("A", "B"))
-    /** The model's window shape: equality as in the paper (no matches counted), the band with its matches. */
+    /** The window shape behind the printed crossovers: equality as in the paper (no matches counted), the band with its matches. */
     val shape: WindowShape = WindowShape(window, bucketSize = if (band.isEmpty) 10 else window, nodeSize = 100,
       matchesPerProbe = if (band.isEmpty) 0.0 else matches)
   }

@@ -76,9 +76,31 @@ class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     assert(wide.accessPath.forall(p => p == AccessPath.TTree || p == AccessPath.BPlusTree), wide.describePaths(Seq("A", "B")))
     val narrow = plan("1")
     assert(narrow.accessPath.forall(_ == AccessPath.Scan), narrow.describePaths(Seq("A", "B")))
-    // without a band predicate nothing but the algorithm's default path is possible
-    val keyed = execOf(WJoin("A" -> a, "B" -> b).on(col("A.k") === col("B.k")).time("t").window("5").toDF)
-    assert(keyed.enginePlan.accessPath.forall(_ == AccessPath.Hash) && keyed.enginePlan.allHashed)
+  }
+
+  test("scan competes with hash: many keys hash, a key with one value scans; both give the same rows") {
+    def keyed(a: DataFrame, b: DataFrame, paths: String) =
+      WJoin("A" -> a, "B" -> b).on(col("A.k") === col("B.k")).time("t").window("1000").accessPaths(paths).toDF
+    val (ma, mb) = (stream(11, 3000, 300, 3000, 1000), stream(12, 3000, 300, 3000, 1000))
+    val many = execOf(keyed(ma, mb, "auto")).enginePlan
+    assert(many.accessPath.forall(_ == AccessPath.Hash) && many.allHashed, many.describePaths(Seq("A", "B")))
+    val (oa, ob) = (stream(13, 300, 1, 3000, 1000), stream(14, 300, 1, 3000, 1000)) // k = 0 everywhere
+    val one = execOf(keyed(oa, ob, "auto")).enginePlan
+    assert(one.accessPath.forall(_ == AccessPath.Scan) && !one.allHashed, one.describePaths(Seq("A", "B")))
+    assert(sorted(keyed(oa, ob, "auto")) == sorted(keyed(oa, ob, "A:hash, B:hash")))
+  }
+
+  test("MW-join is costed as forward evaluation: a skewed band keeps the fast input out of a scan") {
+    // Paper 003's band workload at p = 0.95 (docs/design/access-paths.md): a slow B row of the
+    // MW-join probes the A rows of B's whole 10,000-unit window.
+    val fast = stream(15, 9500, 1, 10000, 25000)
+    val slow = stream(16, 500, 1, 10000, 25000)
+    def join(algorithm: String, paths: String = "auto") = WJoin("A" -> fast, "B" -> slow)
+      .on(abs(col("A.x") - col("B.x")) <= 2).time("t").windows("RANGE(A) = 500 AND RANGE(B) = 10000")
+      .algorithm(algorithm).accessPaths(paths).toDF
+    val mw = execOf(join("mw")).enginePlan
+    assert(mw.forward && mw.accessPath(0) != AccessPath.Scan, mw.describePaths(Seq("A", "B")))
+    assert(sorted(join("mw")) == sorted(join("mw", "A:scan, B:scan")))
   }
 
   test("EXPLAIN shows access paths, probe orders, the chosen and runner-up costs; cost mode too") {
