@@ -52,6 +52,7 @@ class StreamRange:
 
     b: str
     length: object
+    maker = "range_window"  # the function that builds it, for error messages
 
     def text(self, integral: bool) -> str:
         return f"RANGE({self.b}) = {length_text(self.length, integral, f'range_window({self.b!r})')}"
@@ -63,6 +64,7 @@ class StreamRows:
 
     b: str
     count: int
+    maker = "rows_window"  # the function that builds it, for error messages
 
     def text(self, integral: bool) -> str:
         return f"ROWS({self.b}) = {self.count}"
@@ -262,11 +264,8 @@ def terms_text(windows, names: list[str], integral: bool) -> str:
                 _name(term.a, names, f"directed({term.a!r}, {term.b!r})")
                 _name(term.b, names, f"directed({term.a!r}, {term.b!r})")
                 parts.append(term.text(integral))
-            elif isinstance(term, StreamRange):
-                _name(term.b, names, f"range_window({term.b!r})")
-                parts.append(term.text(integral))
-            elif isinstance(term, StreamRows):
-                _name(term.b, names, f"rows_window({term.b!r})")
+            elif isinstance(term, (StreamRange, StreamRows)):
+                _name(term.b, names, f"{term.maker}({term.b!r})")
                 parts.append(term.text(integral))
             elif isinstance(term, str):
                 parts.append(check_terms(term, names, integral))

@@ -272,10 +272,7 @@ object WJoin extends PredicateHelper {
     val matrix = WindowMatrix.close(terms, inputNames)
 
     val output = WindowJoin.outputOf(children, times.head)
-    access.expiration.trim.toLowerCase match {
-      case "auto" | "eager" | "0" | "" =>
-      case text => require(Durations.parse(text, integral, "expirationInterval") >= 0, "expirationInterval must be >= 0")
-    }
+    access.expirationInterval(integral, "expirationInterval") // a bad length fails here
     val spec = WindowSpec(terms, matrix, integral, strategy)
     val forward = WindowJoin(children, inputNames, times, condition, spec, algorithm, output, access)
     val join = if (!bidirectional) forward else {

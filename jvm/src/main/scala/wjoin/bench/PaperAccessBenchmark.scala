@@ -36,6 +36,30 @@ object PaperAccessBenchmark {
 
   val weights: WeightFactors = WeightFactors.default
 
+  /** Paper 003's eight asymmetric plans of {hash, scan, T-tree} per window (A's path first; NN left out, as there). */
+  val paperPlans: Seq[(AccessPath, AccessPath)] =
+    Seq((TTree, Scan), (TTree, Hash), (Hash, Hash), (Hash, TTree), (Scan, TTree), (Hash, Scan), (Scan, Hash), (TTree, TTree))
+
+  /**
+   * Offers rows 0 until `total` (`offer(k)` offers row k), draining the engine after each, and
+   * times the rows from `fill` on (the windows are full by then): (ns per timed row, results).
+   * With `finish`, the engine is finished after the timing and its last results counted too.
+   */
+  def timedOffers(engine: WJoinEngine, total: Int, fill: Int, finish: Boolean = false)(offer: Int => Unit): (Double, Long) = {
+    var results = 0L
+    var started = 0L
+    var k = 0
+    while (k < total) {
+      if (k == fill) started = System.nanoTime()
+      offer(k)
+      while (engine.next()) results += 1
+      k += 1
+    }
+    val elapsed = System.nanoTime() - started
+    if (finish) { engine.finish(); while (engine.next()) results += 1 }
+    (elapsed.toDouble / (total - fill), results)
+  }
+
   // ---------------------------------------------------------------- paper 003, two inputs
 
   /** A two-input workload: equality on a key (`band` = None) or `abs(A.x - B.x) <= band`. */
@@ -48,7 +72,7 @@ object PaperAccessBenchmark {
     /** Rows a tree probe returns: 10 for the equality (bucket size), window x (2d + 1) / domain for the band. */
     val matches: Double = if (band.isEmpty) window.toDouble / keys else window * (2.0 * d + 1) / domain
     val plans: Seq[(AccessPath, AccessPath)] =
-      if (band.isEmpty) AccessPathBenchmark.plans
+      if (band.isEmpty) paperPlans
       else for (a <- Seq(Scan, TTree, BPlusTree); b <- Seq(Scan, TTree, BPlusTree)) yield (a, b)
     /** The plans to run (`--plans NT,TT`: a subset, e.g. to skip the slow scan plans at very skewed ratios). */
     val runPlans: Seq[(AccessPath, AccessPath)] = only.fold(plans)(names => plans.filter(pl => names.contains(s"${pl._1.letter}${pl._2.letter}")))
@@ -87,7 +111,7 @@ object PaperAccessBenchmark {
     val ranges = new RangeValues { def value(input: Int, attr: Int, row: AnyRef): Long = row.asInstanceOf[Row].x }
     val engine = new WJoinEngine(plan, filter, ranges = ranges)
     // Forward evaluation: rows still waiting for their sweep are finished after the timing.
-    AccessPathBenchmark.timedOffers(engine, total, fill, finish = w.forward) { k =>
+    timedOffers(engine, total, fill, finish = w.forward) { k =>
       engine.offer(inputs(k), k.toLong, if (w.forward) null else keyObjects(rows(k).key), rows(k))
     }
   }
@@ -184,7 +208,7 @@ object PaperAccessBenchmark {
     val inputs = Array.fill(total) { val u = rnd.nextDouble(); cumulative.indexWhere(u < _) max 0 }
     val rows = inputs.map(i => new Row(1 + rnd.nextInt(values(i)), 0))
     val keyObjects = Array.tabulate(math.max(1, buckets))(Integer.valueOf)
-    AccessPathBenchmark.timedOffers(engine, total, fill) { k =>
+    timedOffers(engine, total, fill) { k =>
       engine.offer(inputs(k), k.toLong, if (hashed) keyObjects(rows(k).key % buckets) else null, rows(k))
     }
   }

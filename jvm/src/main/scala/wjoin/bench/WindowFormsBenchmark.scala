@@ -35,15 +35,9 @@ object WindowFormsBenchmark {
   /** GCA / LCA periods from the user's terms before closure, as paper 000 computes them. */
   private def literalPeriods(strategy: WindowStrategy, terms: Seq[WindowTerm]): WindowMatrix = {
     val n = names.size
-    val raw = Array.fill(n * n)(0L)
-    for (t <- terms; (i, j, b) <- t.bounds(n)) {
-      raw(i * n + j) = math.max(raw(i * n + j), b); raw(j * n + i) = math.max(raw(j * n + i), b)
-    }
-    val local = Array.tabulate(n)(j => (0 until n).filter(_ != j).map(i => raw(i * n + j)).max)
-    val w = local.max
-    new WindowMatrix(n, Array.tabulate(n * n) { ij =>
-      if (ij / n == ij % n) 0L else if (strategy == WindowStrategy.GCA) w else local(ij % n)
-    })
+    val raw = Array.fill(n * n)(0L) // the terms' own bounds, unclosed
+    for (t <- terms; (i, j, b) <- t.bounds(n)) raw(i * n + j) = math.max(raw(i * n + j), b)
+    WindowStrategy.periodMatrix(strategy, new WindowMatrix(n, raw))
   }
 
   private def line(label: String, rows: Int, m: Measure): String =

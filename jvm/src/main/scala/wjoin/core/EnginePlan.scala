@@ -1,14 +1,10 @@
 package wjoin.core
 
-import java.util.Locale
-
 import wjoin.core.cost.AccessPath
 
 /** The W-join algorithms of paper 000 Sec. 3 / paper 002. */
-sealed abstract class Algorithm(val name: String) extends Serializable {
-  override def toString: String = name
-}
-object Algorithm {
+sealed abstract class Algorithm(name: String) extends Named(name)
+object Algorithm extends NamedValues[Algorithm] {
   /** Nested-loops W-join, backward evaluation: the newest row probes every other window. */
   case object NLW extends Algorithm("nlw")
   /** Hash W-join, backward evaluation: the newest row probes its key's bucket in each window. */
@@ -18,7 +14,7 @@ object Algorithm {
 
   val all: Seq[Algorithm] = Seq(NLW, HW, MW)
 
-  def parse(text: String): Option[Algorithm] = all.find(_.name == text.toLowerCase(Locale.ROOT))
+  def parse(text: String): Option[Algorithm] = byName(text)
 
   /**
    * The rule behind algorithm = "auto": HW-join when an equality key is shared by all inputs
@@ -146,9 +142,7 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
   val forward: Boolean = algorithm == Algorithm.MW
   /** The strategy in effect (never Auto). */
   val strategy: WindowStrategy = WindowStrategy.resolve(requestedStrategy)
-  require(strategy == WindowStrategy.Exact || !counting,
-    s"window strategy '$strategy' widens every window to the largest one, and a ROWS window leaves some pairs " +
-      "without a time bound, so nothing would ever leave the state; use window strategy 'exact' or 'auto'")
+  WindowStrategy.requireExactWithRows(strategy, counting)
   /** The conservative matrix behind periods and horizons; `matrix` itself for "exact". */
   val periods: WindowMatrix = explicitPeriods.getOrElse(WindowStrategy.periodMatrix(strategy, matrix))
   require(periods.n == n, s"the period matrix must have $n inputs")

@@ -75,9 +75,7 @@ final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) exten
 
   /** Does band b produce the combination with these member times (is its earliest time in b)? */
   def owns(b: Int, times: Array[Long]): Boolean = {
-    var e = times(0)
-    var i = 1
-    while (i < times.length) { if (times(i) < e) e = times(i); i += 1 }
+    val e = TimeBands.earliest(times)
     e >= lowerOf(b) && e < upperOf(b)
   }
 
@@ -85,6 +83,14 @@ final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) exten
 }
 
 object TimeBands {
+  /** A combination's earliest member time, min over `times` (non-empty): what decides its band. */
+  def earliest(times: Array[Long]): Long = {
+    var e = times(0)
+    var i = 1
+    while (i < times.length) { if (times(i) < e) e = times(i); i += 1 }
+    e
+  }
+
   /** Per input j: max(0, max over i != j of upper(j, i)); [[WindowMatrix.Inf]] where unbounded. */
   def reach(m: WindowMatrix): Array[Long] =
     Array.tabulate(m.n)(j => math.max(0L, (0 until m.n).filter(_ != j).map(m.upper(j, _)).max))

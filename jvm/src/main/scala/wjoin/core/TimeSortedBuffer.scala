@@ -108,23 +108,31 @@ sealed trait InputWindow {
 }
 
 /**
- * Nested-loops access path: one buffer, every probe scans it (NLW-join). With `keepKeys`
- * (a keyed plan where other inputs are hashed) the rows' keys are kept in a parallel buffer,
- * so forward evaluation can probe the hashed windows with the oldest row's key.
+ * Nested-loops access path: one buffer, every probe scans it (NLW-join). With `keepKeys` the
+ * rows' keys are kept beside them ([[ArrivalKeys]]).
  */
 final class ScanWindow(keepKeys: Boolean = false) extends InputWindow {
   private val buffer = new TimeSortedBuffer(64)
-  private val keys = if (keepKeys) new TimeSortedBuffer(64) else null
-  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
-    buffer.append(time, row)
-    if (keys != null) keys.append(time, key) // same times, so the same position as the row
-  }
+  private val keys = new ArrivalKeys(keepKeys)
+  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = { buffer.append(time, row); keys.append(time, key) }
   def candidates(key: AnyRef): TimeSortedBuffer = buffer
   def size: Int = buffer.size
   def oldestTime: Long = buffer.oldestTime
   def oldestRow: AnyRef = buffer.oldestRow
-  def oldestKey: AnyRef = if (keys == null) null else keys.oldestRow
-  def evictOldest(): Unit = { buffer.popOldest(); if (keys != null) keys.popOldest() }
+  def oldestKey: AnyRef = keys.oldest
+  def evictOldest(): Unit = { buffer.popOldest(); keys.popOldest() }
+}
+
+/**
+ * The keys of a window that does not bucket its rows, in arrival order beside them (when
+ * `enabled`: a keyed plan where other inputs are hashed), so forward evaluation can probe the
+ * hashed windows with the oldest row's key. Rows leave oldest first, so key and row stay paired.
+ */
+private final class ArrivalKeys(enabled: Boolean) {
+  private val keys = if (enabled) new TimeSortedBuffer(64) else null
+  def append(time: Long, key: AnyRef): Unit = if (keys != null) keys.append(time, key)
+  def oldest: AnyRef = if (keys == null) null else keys.oldestRow
+  def popOldest(): Unit = if (keys != null) keys.popOldest()
 }
 
 /**
@@ -135,19 +143,16 @@ final class ScanWindow(keepKeys: Boolean = false) extends InputWindow {
  */
 final class IndexedWindow(val range: wjoin.core.index.RangeWindow, rangeOf: AnyRef => Long, keepKeys: Boolean)
     extends InputWindow {
-  private val keys = if (keepKeys) new TimeSortedBuffer(64) else null
-  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
-    range.insert(rangeOf(row), time, row)
-    if (keys != null) keys.append(time, key)
-  }
+  private val keys = new ArrivalKeys(keepKeys)
+  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = { range.insert(rangeOf(row), time, row); keys.append(time, key) }
   def candidates(key: AnyRef): TimeSortedBuffer =
     throw new UnsupportedOperationException("an indexed window is probed by range, not scanned")
   def probe(lo: Long, hi: Long): wjoin.core.index.RangeCursor[wjoin.core.index.RangeWindow.Entry] = range.probe(lo, hi)
   def size: Int = range.size
   def oldestTime: Long = range.oldestTime
   def oldestRow: AnyRef = range.oldestRow
-  def oldestKey: AnyRef = if (keys == null) null else keys.oldestRow
-  def evictOldest(): Unit = { range.evictOldest(); if (keys != null) keys.popOldest() }
+  def oldestKey: AnyRef = keys.oldest
+  def evictOldest(): Unit = { range.evictOldest(); keys.popOldest() }
 }
 
 /**

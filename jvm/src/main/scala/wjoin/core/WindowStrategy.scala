@@ -1,7 +1,5 @@
 package wjoin.core
 
-import java.util.Locale
-
 /**
  * How the engine bounds its periods when the windows differ per pair (Form 2, Form 3,
  * directed / path windows): paper 000 Sec. 5.1 (filter-refine) and Sec. 5.2 (Path W-join).
@@ -36,11 +34,9 @@ import java.util.Locale
  * Eviction uses P's horizons, max over i of P(i, j) >= C's: rows stay at least as long as
  * the true constraints need them (longer with GCA / LCA, which is their memory cost).
  */
-sealed abstract class WindowStrategy(val name: String) extends Serializable {
-  override def toString: String = name
-}
+sealed abstract class WindowStrategy(name: String) extends Named(name)
 
-object WindowStrategy {
+object WindowStrategy extends NamedValues[WindowStrategy] {
   case object Auto extends WindowStrategy("auto")
   case object Exact extends WindowStrategy("exact")
   case object GCA extends WindowStrategy("gca")
@@ -48,8 +44,7 @@ object WindowStrategy {
 
   val all: Seq[WindowStrategy] = Seq(Auto, Exact, GCA, LCA)
 
-  def parse(text: String): Option[WindowStrategy] =
-    Option(text).flatMap(t => all.find(_.name == t.trim.toLowerCase(Locale.ROOT)))
+  def parse(text: String): Option[WindowStrategy] = byName(Option(text).map(_.trim).orNull)
 
   /** Fails with the accepted values unless `text` names a strategy. */
   def parseOrFail(text: String): WindowStrategy = parse(text).getOrElse(throw new IllegalArgumentException(
@@ -63,6 +58,16 @@ object WindowStrategy {
    * it against both. GCA and LCA stay selectable to reproduce paper 000 Figs. 13-14.
    */
   def resolve(requested: WindowStrategy): WindowStrategy = if (requested == Auto) Exact else requested
+
+  /**
+   * GCA and LCA widen windows to the largest one, and a ROWS window leaves some pairs without a
+   * time bound: with both, nothing would ever leave the state. Fails unless `strategy` is
+   * exact or auto when the W-join has a ROWS window (`counted`).
+   */
+  def requireExactWithRows(strategy: WindowStrategy, counted: Boolean): Unit =
+    require(!counted || strategy == Auto || strategy == Exact,
+      s"window strategy '$strategy' widens every window to the largest one, and a ROWS window leaves some pairs " +
+        "without a time bound, so nothing would ever leave the state; use window strategy 'exact' or 'auto'")
 
   /** S: the closed matrix made symmetric, S(i, j) = max(C(i, j), C(j, i)). */
   def symmetric(c: WindowMatrix): WindowMatrix = {

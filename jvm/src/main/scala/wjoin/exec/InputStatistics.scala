@@ -53,12 +53,12 @@ object InputStatistics {
         (rows, s.attributeStats.toMap[Attribute, ColumnStat])
       }.getOrElse((None, noStats))
     val rows = math.max(1.0, rowsOpt.getOrElse(1000.0 * 100))
-    def numeric(e: Expression, v: Option[Any]): Option[Double] = v.collect {
+    def numeric(v: Option[Any]): Option[Double] = v.collect {
       case n: java.lang.Number => n.doubleValue()
     }
     def extent(e: Expression): Option[Double] = e match {
       case a: Attribute => colStats.get(a).flatMap(c =>
-        for (lo <- numeric(a, c.min); hi <- numeric(a, c.max)) yield hi - lo + 1)
+        for (lo <- numeric(c.min); hi <- numeric(c.max)) yield hi - lo + 1)
       case _ => None
     }
     val span = extent(time).filter(_ > 0)

@@ -216,7 +216,7 @@ class WindowJoinEvaluator(
       if (ready) return true
       while (!done) {
         if (engine.next()) {
-          if (ownedBefore == Long.MaxValue || earliest(engine.times) < ownedBefore) { ready = true; return true }
+          if (ownedBefore == Long.MaxValue || TimeBands.earliest(engine.times) < ownedBefore) { ready = true; return true }
           // Every member is a replica: a later band owns this combination. Forward evaluation
           // finds combinations in order of their earliest member, so all that follow are foreign too.
           foreign += 1
@@ -246,13 +246,6 @@ class WindowJoinEvaluator(
         }
       }
       false
-    }
-
-    private def earliest(times: Array[Long]): Long = {
-      var e = times(0)
-      var i = 1
-      while (i < times.length) { if (times(i) < e) e = times(i); i += 1 }
-      e
     }
 
     override def next(): InternalRow = {

@@ -197,11 +197,7 @@ object WindowJoinExec {
     val ranges = RangePredicates(inputs, analysis.otherConjuncts)
     val request = AccessRequest.parse(w.access.paths, names)
     val horizon = names.indices.map(w.windows.matrix.horizon)
-    val tau = w.access.expiration.trim.toLowerCase(java.util.Locale.ROOT) match {
-      case "auto" => None
-      case "eager" | "0" | "" => Some(0L)
-      case text => Some(Durations.parse(text, w.windows.integralTime, "expiration interval"))
-    }
+    val tau = w.access.expirationInterval(w.windows.integralTime)
     val planned = names.indices.map { i =>
       InputStatistics.of(w.children(i), w.timeColumns(i), if (keyed) analysis.keys(i) else Nil,
         ranges.attributes(i), horizon(i), w.isStreaming)

@@ -44,7 +44,18 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  * @param paths      "auto" (default; "cost" is a synonym), and/or per-input forced paths "A:hash, B:ttree"
  * @param expiration the lazy expiration interval tau: "0" (eager, default), "auto" or a length
  */
-final case class AccessOptions(paths: String = "auto", expiration: String = "0")
+final case class AccessOptions(paths: String = "auto", expiration: String = "0") {
+  /**
+   * tau in time units: None for "auto", 0 for eager ("0", "eager" or empty), else the length;
+   * a bad length fails, naming `what`.
+   */
+  def expirationInterval(integralTime: Boolean, what: String = "expiration interval"): Option[Long] =
+    expiration.trim.toLowerCase(java.util.Locale.ROOT) match {
+      case "auto" => None
+      case "eager" | "0" | "" => Some(0L)
+      case text => Some(Durations.parse(text, integralTime, what))
+    }
+}
 
 /**
  * Logical W-join of N >= 2 inputs (paper 000): the bag of N-tuples (r_1..r_N), r_i from

@@ -18,10 +18,7 @@ object WindowJoinChecks extends (LogicalPlan => Unit) with PredicateHelper {
         s"W-join inputs ${streaming.mkString(", ")} are streaming and ${w.inputNames.filterNot(streaming.contains)
           .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
       if (streaming.nonEmpty) checkStreaming(w)
-      require(!w.windows.counted || Seq(WindowStrategy.Auto, WindowStrategy.Exact).contains(w.windows.strategy),
-        s"window strategy '${w.windows.strategy}' widens every window to the largest one, and the ROWS window of " +
-          s"this W-join leaves some pairs without a time bound, so nothing would ever leave the state; use window " +
-          "strategy 'exact' or 'auto'")
+      WindowStrategy.requireExactWithRows(w.windows.strategy, w.windows.counted)
       if (streaming.nonEmpty && w.windows.counted) require(Seq("auto", Algorithm.MW.name).contains(w.algorithm),
         s"ROWS windows on streams count rows in event-time order, which only the ordered mode sees (rows " +
           s"arrive out of order within the watermark delay); this W-join asks for algorithm '${w.algorithm}'. " +

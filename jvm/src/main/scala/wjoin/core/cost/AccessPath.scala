@@ -2,18 +2,19 @@ package wjoin.core.cost
 
 import java.util.Locale
 
+import wjoin.core.{Named, NamedValues}
+
 /**
  * How an input window is searched when another input's row probes it (paper 003 Sec. 4.2):
  * the structure that holds the window's rows. The letter is the paper's: a two-input plan
  * "TN" keeps window A in a T-tree and window B unindexed.
  */
-sealed abstract class AccessPath(val name: String, val letter: Char) extends Serializable {
+sealed abstract class AccessPath(name: String, val letter: Char) extends Named(name) {
   /** Hash buckets answer equality probes only; the others also answer ranges. */
   def answersRanges: Boolean = this != AccessPath.Hash
-  override def toString: String = name
 }
 
-object AccessPath {
+object AccessPath extends NamedValues[AccessPath] {
   /** Nested loops: the ring buffer in arrival order, scanned whole (NLJ; `TimeSortedBuffer`). */
   case object Scan extends AccessPath("scan", 'N')
   /** Per-key buckets, each a ring buffer in arrival order (HJ; paper 004; `HashWindow`). */
@@ -27,7 +28,7 @@ object AccessPath {
 
   def parse(text: String): Option[AccessPath] = {
     val t = text.trim.toLowerCase(Locale.ROOT)
-    all.find(p => p.name == t || p.letter.toString.equalsIgnoreCase(t)) orElse
+    byName(t) orElse all.find(_.letter.toString.equalsIgnoreCase(t)) orElse
       (if (t == "nlj" || t == "nested-loops") Some(Scan) else if (t == "b+tree" || t == "btree") Some(BPlusTree)
       else if (t == "t-tree") Some(TTree) else None)
   }

@@ -76,9 +76,10 @@ object Calibration {
   private def onEngine(s: Settings): Seq[Measurement] = {
     val workloads = AccessPath.all.flatMap(path =>
       Seq(EngineWorkloads.probe(path, s), EngineWorkloads.baseline(path, s), EngineWorkloads.update(path, s)))
-    val nanos = interleavedMedians(s, workloads).grouped(3).toSeq
+    val nanos = interleavedMedians(s, workloads)
     val k = EngineWorkloads.ProbesPerArrival
-    AccessPath.all.zip(nanos).flatMap { case (path, Seq(mixed, empty, update)) =>
+    AccessPath.all.zipWithIndex.flatMap { case (path, p) =>
+      val (mixed, empty, update) = (nanos(3 * p), nanos(3 * p + 1), nanos(3 * p + 2))
       val probed = if (path == AccessPath.TTree || path == AccessPath.BPlusTree) s.shape.copy(matchesPerProbe = EngineWorkloads.treeMatches) else s.shape
       val probe = math.max(mixed - update - empty, 0.01 * mixed) / k
       Seq(Measurement(path, "probe", probe, UnitTimeCost.probeAccesses(path, probed)),
