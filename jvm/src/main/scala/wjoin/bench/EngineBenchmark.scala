@@ -60,7 +60,7 @@ object EngineBenchmark {
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
         tuple(plan.probeOrder(origin)(depth)).asInstanceOf[Row].key == tuple(origin).asInstanceOf[Row].key
     }
-    val engine = new WJoinEngine(plan, filter)
+    val engine = WJoinEngine.batch(plan, filter)
     val started = System.nanoTime()
     var results = 0L
     var k = 0

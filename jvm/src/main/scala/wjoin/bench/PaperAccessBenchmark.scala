@@ -109,7 +109,7 @@ object PaperAccessBenchmark {
         math.abs(tuple(0).asInstanceOf[Row].x - tuple(1).asInstanceOf[Row].x) <= d
     }
     val ranges = new RangeValues { def value(input: Int, attr: Int, row: AnyRef): Long = row.asInstanceOf[Row].x }
-    val engine = new WJoinEngine(plan, filter, ranges = ranges)
+    val engine = WJoinEngine.batch(plan, filter, ranges)
     // Forward evaluation: rows still waiting for their sweep are finished after the timing.
     timedOffers(engine, total, fill, finish = w.forward) { k =>
       engine.offer(inputs(k), k.toLong, if (w.forward) null else keyObjects(rows(k).key), rows(k))
@@ -200,7 +200,7 @@ object PaperAccessBenchmark {
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
         tuple(order(origin)(depth)).asInstanceOf[Row].key == tuple(origin).asInstanceOf[Row].key
     }
-    val engine = new WJoinEngine(plan, filter)
+    val engine = WJoinEngine.batch(plan, filter)
     val rnd = new scala.util.Random(seed)
     val fill = (sizes.max * scale * 2).toInt
     val total = fill + measured
