@@ -3,7 +3,7 @@ package wjoin.core.index
 import BPlusTree.{Inner, Leaf, Node}
 
 /**
- * In-memory B+tree (the "BJ" access path of paper 003): entries live only in the leaves,
+ * In-memory B+tree (the "BJ" access path of Kang et al.): entries live only in the leaves,
  * which are chained left to right so a range probe descends once and then walks the chain;
  * inner nodes hold separators that route the descent.
  *
@@ -16,7 +16,7 @@ import BPlusTree.{Inner, Leaf, Node}
  * Layout: a leaf keeps its keys in one `Array[Long]` and its values in a parallel
  * `Array[AnyRef]`; an inner node keeps its separators in an `Array[Long]`. A probe
  * therefore binary-searches contiguous primitive keys at every level (the cache argument
- * for B+trees over T-trees that paper 003 cites).
+ * for B+trees over T-trees that Kang et al. cites).
  *
  * Invariants (checked by `checkInvariants` after every operation in the tests):
  *  - all leaves are at the same depth; the leaf chain visits the leaves in key order;
@@ -32,14 +32,14 @@ import BPlusTree.{Inner, Leaf, Node}
  * Operations, for n entries, leaf capacity N, fan-out F and d equal keys before the one
  * sought:
  *  - descent: ceil(log_F(n / N)) + 1 levels, a binary search of O(log2 N) in each
- *    (paper 003 Eq. 5 with F = N + 1);
+ *    (Kang et al. Eq. 5 with F = N + 1);
  *  - insert: the descent, an O(N) shift, a split per full level (amortized O(1));
  *  - delete(key, value): the descent to the first entry of `key`, O(d) further entries, an
  *    O(N) shift, a borrow or merge per underfull level; expiring the oldest row has d = 0;
  *  - range probe [lo, hi] (inclusive): the descent plus the matching entries.
  * Not thread-safe.
  *
- * @param leafCapacity entries per leaf (paper 003's node size N; 100 there)
+ * @param leafCapacity entries per leaf (Kang et al.'s node size N; 100 there)
  * @param fanout       children per inner node, at least 3; 0 or less (the default) means
  *                     leafCapacity + 1 (but at least 3), as in Eq. 5's log_{N+1}
  */

@@ -3,7 +3,7 @@ package wjoin.core.index
 import TTree.Node
 
 /**
- * T-tree (Lehman & Carey 1986; the "TJ" access path of paper 003): an AVL tree whose nodes
+ * T-tree (Lehman & Carey 1986; the "TJ" access path of Kang et al.): an AVL tree whose nodes
  * hold up to `nodeSize` entries each, sorted, in primitive arrays.
  *
  * {{{
@@ -30,7 +30,7 @@ import TTree.Node
  *
  * Operations, for n entries, node size N and d equal keys before the one sought:
  *  - search path: O(log2(n / N)) nodes, 1-2 key comparisons each (against min and max),
- *    then one binary search of O(log2 N) inside the bounding node (paper 003 Eq. 6);
+ *    then one binary search of O(log2 N) inside the bounding node (Kang et al. Eq. 6);
  *  - insert: the descent, then an array shift of O(N); a full bounding node moves its
  *    minimum down to the greatest lower bound, so no insert ever splits a node;
  *  - delete(key, value): the descent, O(d) to skip older duplicates, an O(N) shift;
@@ -41,7 +41,7 @@ import TTree.Node
  *
  * Why a T-tree for windows: it keeps the entries themselves in every node (a B+tree keeps
  * them only in leaves and repeats separators above), which gives it the best memory use of
- * the three access paths in paper 003; its weakness is that a probe touches more nodes.
+ * the three access paths in Kang et al.; its weakness is that a probe touches more nodes.
  * Not thread-safe.
  */
 final class TTree[T](val nodeSize: Int = 100) extends RangeIndex[T] {
