@@ -22,37 +22,66 @@ def sparkClasspath: Seq[Attributed[File]] = {
   sparkJars.map(Attributed.blank)
 }
 
+// Settings the product and the benchmarks share: Java 17, Spark on the classpath, forked tests.
+lazy val jvmSettings = Seq(
+  javacOptions ++= Seq("--release", "17"),
+  scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused,_"),
+  libraryDependencies ++= Seq(
+    "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+    "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
+    "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
+  ),
+  Compile / unmanagedJars ++= sparkClasspath,
+  Test / unmanagedJars ++= sparkClasspath,
+  // Spark needs these on Java 17 (same list as Spark's own launcher scripts).
+  Test / fork := true,
+  Test / javaOptions ++= Seq(
+    "-Xmx4g",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.net=ALL-UNNAMED",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.util=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+    "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+    "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+    "-Djdk.reflect.useDirectMethodHandle=false",
+    "-Dio.netty.tryReflectionSetAccessible=true"
+  ),
+  Test / parallelExecution := false
+)
+
+// The product: the jar bin/setup puts into the Python package.
 lazy val wjoin = (project in file("jvm"))
   .settings(
+    jvmSettings,
     name := "spark-wjoin",
-    javacOptions ++= Seq("--release", "17"),
-    scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused,_"),
-    libraryDependencies ++= Seq(
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
-      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
-      "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
-    ),
-    Compile / unmanagedJars ++= sparkClasspath,
-    Test / unmanagedJars ++= sparkClasspath,
-    // Spark needs these on Java 17 (same list as Spark's own launcher scripts).
-    Test / fork := true,
-    Test / javaOptions ++= Seq(
-      "-Xmx4g",
-      "--add-opens=java.base/java.lang=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED",
-      "--add-opens=java.base/java.net=ALL-UNNAMED",
-      "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/java.util=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
-      "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
-      "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
-      "-Djdk.reflect.useDirectMethodHandle=false",
-      "-Dio.netty.tryReflectionSetAccessible=true"
-    ),
-    Test / parallelExecution := false,
     // The jar goes inside the Python package so `import wjoin` finds it offline.
     Compile / packageBin / artifactPath := baseDirectory.value / ".." / "python" / "wjoin" / "jars" / "spark-wjoin.jar"
   )
+
+// Benchmarks and the weight-factor calibration, never in the product jar:
+//   bin/sbt "bench/runMain wjoin.bench.IndexBenchmark"
+//   bin/sbt "bench/runMain wjoin.core.cost.Calibration --write src/main/resources/wjoin/cost/weights.properties"
+// Runs are forked, so the measurements do not share a JVM (and its JIT and GC) with sbt, and
+// start in jvm/, so relative paths (Calibration --write) name the product's files.
+lazy val bench = (project in file("benchmarks/jvm"))
+  .dependsOn(wjoin % "compile->compile;test->test")
+  .settings(
+    jvmSettings,
+    name := "spark-wjoin-bench",
+    publish / skip := true,
+    run / fork := true,
+    run / baseDirectory := (wjoin / baseDirectory).value,
+    run / javaOptions ++= Seq("-Xmx4g"),
+    // benchmarks/bench_algorithms.py loads this jar beside the product's (`bin/sbt bench/package`).
+    Compile / packageBin / artifactPath := baseDirectory.value / "target" / "spark-wjoin-bench.jar"
+  )
+
+// The build root builds nothing itself: `bin/sbt test` and `bin/sbt package` run in both projects.
+lazy val root = (project in file("."))
+  .aggregate(wjoin, bench)
+  .settings(publish / skip := true)

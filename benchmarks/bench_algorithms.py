@@ -1,12 +1,14 @@
-"""NLW-join vs HW-join vs MW-join on the Spark-free engine (paper 000 Figs. 7-9 redrawn):
+"""NLW-join vs HW-join vs MW-join on the Spark-free engine (Hammad et al. Figs. 7-9 redrawn):
 time-stamp comparisons and service time per input row, for 2-6 streams at constant and
 variable rates, and over the window size.
 
+    bin/sbt bench/package   # the benchmarks' jar (wjoin.bench.EngineBenchmark), not in the product
     .venv/bin/python benchmarks/bench_algorithms.py
 """
 from __future__ import annotations
 
 import argparse
+import os
 
 from common import say, session
 
@@ -17,7 +19,10 @@ def main():
     p.add_argument("--rate", type=float, default=1000.0)
     p.add_argument("--keys", type=int, default=1000)
     args = p.parse_args()
-    spark = session("wjoin-bench-algorithms", shuffle_partitions=2)
+    bench_jar = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jvm", "target", "spark-wjoin-bench.jar")
+    if not os.path.isfile(bench_jar):
+        raise SystemExit(f"{bench_jar} is missing: run bin/sbt bench/package first")
+    spark = session("wjoin-bench-algorithms", shuffle_partitions=2, jars=[bench_jar])
     bench = spark._jvm.wjoin.bench.EngineBenchmark
 
     def row(n, window_ms, variable, algorithms=("nlw", "hw", "mw")):

@@ -11,9 +11,10 @@ from pyspark.sql import SparkSession
 import wjoin
 
 
-def session(app: str, shuffle_partitions: int = 200) -> SparkSession:
+def session(app: str, shuffle_partitions: int = 200, jars=()) -> SparkSession:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (SparkSession.builder.master("local[*]").appName(app)
+               .config("spark.jars", ",".join(jars))
                .config("spark.driver.memory", "8g")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", str(shuffle_partitions)))

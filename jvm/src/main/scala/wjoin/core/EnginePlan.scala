@@ -2,7 +2,7 @@ package wjoin.core
 
 import wjoin.core.cost.AccessPath
 
-/** The W-join algorithms of paper 000 Sec. 3 / paper 002. */
+/** The W-join algorithms of Hammad et al. Sec. 3 and Hammad et al. (SSDBM). */
 sealed abstract class Algorithm(name: String) extends Named(name)
 object Algorithm extends NamedValues[Algorithm] {
   /** Nested-loops W-join, backward evaluation: the newest row probes every other window. */
@@ -26,7 +26,7 @@ object Algorithm extends NamedValues[Algorithm] {
 }
 
 /**
- * A band or inequality predicate seen from the input it lets us search by range (issue 5):
+ * A band or inequality predicate seen from the input it lets us search by range (access paths):
  * once the row of `source` is bound, the rows of `target` that can match have their range
  * attribute `targetAttr` in `[x + lowOffset, x + highOffset]` (inclusive, saturating), where
  * x is the source row's attribute `sourceAttr`. `Long.MinValue` as `lowOffset` (and
@@ -81,8 +81,8 @@ object RangeValues {
  * triggers an enumeration), plus which pairs still need a window test once a member is bound.
  * Built on the driver, shipped to tasks.
  *
- * Access paths (issue 5, paper 003's asymmetric joins): each input's window is held in its own
- * structure, independently of the others ([[InputWindow]]):
+ * Access paths (Kang et al.'s asymmetric joins): each input's window is held in its own
+ * structure, independently of the others ([[wjoin.core.window.InputWindow]]):
  *  - `Scan`: every probe looks at the whole window (NLW-join, nested loops);
  *  - `Hash`: per-key buckets; only where rows carry the shared equality key (`keyed`);
  *  - `TTree` / `BPlusTree`: an ordered index on one range attribute, probed with the range a
@@ -92,7 +92,7 @@ object RangeValues {
  *
  * Probe order: per origin, the given `orders` (a cost-based choice, see
  * `wjoin.core.cost.AccessPlanner`) or else narrowest period first; either way an indexed input
- * is moved after the first input that binds one of its ranges (paper 001 Sec. 5.4: a valid
+ * is moved after the first input that binds one of its ranges (Golab & Özsu Sec. 5.4: a valid
  * order through the join graph), unless the origin binds it already.
  *
  * Periods, narrowing, probe orders and eviction horizons come from the period matrix
@@ -109,24 +109,21 @@ object RangeValues {
  * @param paths       access path per input; default: all hash when keyed, else all scan
  * @param bindings    band / inequality predicates usable by indexed inputs
  * @param orders      probe order per origin (each a permutation of the other inputs), or null
- * @param expirationInterval tau of paper 001 (lazy expiration): backward evaluation evicts
+ * @param expirationInterval tau of Golab & Özsu (lazy expiration): backward evaluation evicts
  *                    expired rows only once the eviction limit has moved by tau since the last
  *                    eviction (0 = eager, every row). Results do not change: periods are tested
  *                    on every candidate. Forward evaluation drops each row after its sweep.
  * @param nodeSize    entries per T-tree node / B+tree leaf
  * @param requestedStrategy how periods are bounded; "auto" is resolved by [[WindowStrategy.resolve]]
  * @param exclude   combinations satisfying every bound of this closed matrix are not emitted
- * @param explicitPeriods a period matrix to use instead of the strategy's (benchmarks: GCA / LCA
- *                  computed from the user's terms before closure, as in paper 000); must not be
- *                  tighter than `matrix` on any pair
  * @param rowLimits per input, its ROWS window (the last k rows of the input) or
  *                  [[StreamRows.NoLimit]]; null for none at all
  */
-final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed: Boolean,
+class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed: Boolean,
     paths: Seq[AccessPath] = null, val bindings: Seq[RangeBinding] = Nil, orders: Seq[Seq[Int]] = null,
     val expirationInterval: Long = 0L, val nodeSize: Int = 100,
     requestedStrategy: WindowStrategy = WindowStrategy.Exact, val exclude: Option[WindowMatrix] = None,
-    explicitPeriods: Option[WindowMatrix] = None, rowLimits: Array[Long] = null) extends Serializable {
+    rowLimits: Array[Long] = null) extends Serializable {
   require(algorithm != Algorithm.HW || hashed, "HW-join needs an equality key shared by all inputs")
   require(algorithm != Algorithm.NLW || !hashed, "NLW-join scans whole windows; it takes no hash key")
   require(expirationInterval >= 0, s"the expiration interval must be >= 0, got $expirationInterval")
@@ -144,7 +141,7 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
   val strategy: WindowStrategy = WindowStrategy.resolve(requestedStrategy)
   WindowStrategy.requireExactWithRows(strategy, counting)
   /** The conservative matrix behind periods and horizons; `matrix` itself for "exact". */
-  val periods: WindowMatrix = explicitPeriods.getOrElse(WindowStrategy.periodMatrix(strategy, matrix))
+  val periods: WindowMatrix = periodMatrix(strategy)
   require(periods.n == n, s"the period matrix must have $n inputs")
   require((0 until n).forall(i => (0 until n).forall(j => periods.upper(i, j) >= matrix.upper(i, j))),
     s"the period matrix of strategy $strategy must not be tighter than the window matrix")
@@ -153,6 +150,14 @@ final class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val h
     (0 until n * n).filter(ij => periods.upper(ij / n, ij % n) > matrix.upper(ij / n, ij % n)).toArray
   /** A row of input j can join only with rows at most horizon(j) later than it (per `periods`). */
   val horizon: Array[Long] = Array.tabulate(n)(periods.horizon)
+
+  /**
+   * The period matrix of `strategy` over `matrix`. The one hook of this class: a subclass may
+   * bound its periods otherwise (the benchmarks compute GCA / LCA from the user's terms before
+   * closure, as Hammad et al. do); the result must not be tighter than `matrix` on any pair.
+   * Called during construction, so an override may read only its own constructor parameters.
+   */
+  protected def periodMatrix(strategy: WindowStrategy): WindowMatrix = WindowStrategy.periodMatrix(strategy, matrix)
 
   /** Width of input j's initial period around a row of input o. */
   private def periodWidth(o: Int, j: Int): Long = {

@@ -34,7 +34,7 @@ final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
  */
 final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Long,
     ranges: RangeValues = RangeValues.None) {
-  val engine = new WJoinEngine(plan, filter, watermark, ranges)
+  val engine: WJoinEngine = WJoinEngine.streaming(plan, filter, watermark, ranges)
 
   /**
    * The combinations completed by this batch, as the engine's tuple array (valid until the

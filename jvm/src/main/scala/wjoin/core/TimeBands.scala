@@ -4,7 +4,7 @@ import scala.collection.mutable
 
 /**
  * Band-join partitioning of a W-join by event time (DeWitt, Naughton, Schneider's band join,
- * cited by paper 000), for W-joins with no equality key shared by all inputs.
+ * cited by Hammad et al.), for W-joins with no equality key shared by all inputs.
  *
  * The time line is cut into k bands by boundaries L_1 < L_2 < ... < L_(k-1):
  * {{{

@@ -100,7 +100,7 @@ class WindowJoinEvaluator(
     val keyOf = Array.tabulate(n)(keyReader(_))
 
     val combined = new CombinedRow(storedAttributes.map(_.size))
-    val engine = new WJoinEngine(plan, tupleFilter(partitionIndex, combined), ranges = rangeValues())
+    val engine = WJoinEngine.batch(plan, tupleFilter(partitionIndex, combined), rangeValues())
     new PartitionIterator(partitionIndex, inputs.toArray, times, keyOf, engine, outputWriter(combined))
   }
 

@@ -56,7 +56,7 @@ object EngineRunner {
 
   def run(n: Int, rows: Seq[TRow], plan: EnginePlan, sameKey: Boolean,
       extra: Seq[TRow] => Boolean = _ => true): (Seq[Seq[Int]], JoinStats) = {
-    val engine = new WJoinEngine(plan, filter(n, plan, sameKey, extra), ranges = TRow.ranges)
+    val engine = WJoinEngine.batch(plan, filter(n, plan, sameKey, extra), TRow.ranges)
     val out = Seq.newBuilder[Seq[Int]]
     def drain(): Unit = while (engine.next()) {
       out += engine.tuple.toSeq.map(_.asInstanceOf[TRow].id)

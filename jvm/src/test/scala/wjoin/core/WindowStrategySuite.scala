@@ -5,7 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 /**
- * Window strategies (paper 000 Sec. 5.1-5.2) without Spark: GCA = LCA = exact for NLW, HW and
+ * Window strategies (Hammad et al. Sec. 5.1-5.2) without Spark: GCA = LCA = exact for NLW, HW and
  * MW alike, all equal to the brute-force reference, over random constraint graphs; path
  * queries in both directions; bidirectional = union of both directions, each combination once.
  */
@@ -78,7 +78,7 @@ class WindowStrategySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     }
   }
 
-  test("paper 000 Fig. 13 setting: GCA and LCA refine, exact does not, all give the same result") {
+  test("Hammad et al. Fig. 13 setting: GCA and LCA refine, exact does not, all give the same result") {
     val n = 4
     // Windows 2 everywhere except WINDOW(A,B) = 3 (closure keeps 3: 2 + 2 > 3).
     val terms = for (a <- 0 until n; b <- a + 1 until n) yield

@@ -5,7 +5,7 @@ import java.util.Locale
 import wjoin.core.{Named, NamedValues}
 
 /**
- * How an input window is searched when another input's row probes it (paper 003 Sec. 4.2):
+ * How an input window is searched when another input's row probes it (Kang et al. Sec. 4.2):
  * the structure that holds the window's rows. The letter is the paper's: a two-input plan
  * "TN" keeps window A in a T-tree and window B unindexed.
  */
@@ -17,7 +17,7 @@ sealed abstract class AccessPath(name: String, val letter: Char) extends Named(n
 object AccessPath extends NamedValues[AccessPath] {
   /** Nested loops: the ring buffer in arrival order, scanned whole (NLJ; `TimeSortedBuffer`). */
   case object Scan extends AccessPath("scan", 'N')
-  /** Per-key buckets, each a ring buffer in arrival order (HJ; paper 004; `HashWindow`). */
+  /** Per-key buckets, each a ring buffer in arrival order (HJ; the ICEIS 2005 study; `HashWindow`). */
   case object Hash extends AccessPath("hash", 'H')
   /** T-tree over the range attribute (TJ; `wjoin.core.index.TTree`). */
   case object TTree extends AccessPath("ttree", 'T')

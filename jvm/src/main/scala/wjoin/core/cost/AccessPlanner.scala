@@ -68,13 +68,13 @@ final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], c
     val hashed = paths.indices.filter(j => paths(j) == AccessPath.Hash && j < windowKeys.size)
     val buckets = if (hashed.isEmpty) "" else hashed.map(j => f"${names(j)} ~${windowKeys(j)}%.0f").mkString(", hash buckets=[", ", ", "]")
     f"cost=$cost%.4g [${plan(paths)}]" + runnerUp.map { case (ps, c) => f", runner-up=$c%.4g [${plan(ps)}]" }
-      .getOrElse(", runner-up=none") + buckets + s" (unit-time cost, paper 003; stats: $statsSource)"
+      .getOrElse(", runner-up=none") + buckets + s" (unit-time cost, Kang et al.; stats: $statsSource)"
   }
 }
 
 /**
- * Chooses per-input access paths and per-origin probe orders (issue 5), from paper 003's
- * unit-time cost model extended to N inputs ([[UnitTimeCost]]) and paper 001's ordering
+ * Chooses per-input access paths and per-origin probe orders, from Kang et al.'s
+ * unit-time cost model extended to N inputs ([[UnitTimeCost]]) and Golab & Özsu's ordering
  * heuristic ([[ProbeOrderCost.heuristic]]):
  *
  *  1. per input i: rate lambda_i = rows / span, window time size T_i = horizon(i) (how long a
@@ -99,14 +99,14 @@ final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], c
  * the fast one far dearer than under backward evaluation (the slow row's window spans many
  * fast rows), which the backward model alone got 46x wrong (docs/design/access-paths.md).
  *
- * Hash buckets (paper 001 Sec. 6.5: more buckets for larger windows): a hash window keeps one
+ * Hash buckets (Golab & Özsu Sec. 6.5: more buckets for larger windows): a hash window keeps one
  * ring-buffer bucket per key it holds, created with the key's first row and dropped with its
  * last, so its bucket count follows the window's rows and key count as they are, and a probe
  * touches only its key's rows. EXPLAIN shows the expected count, v (1 - (1 - 1/v)^B) for B
  * window rows of v keys. A fixed, smaller table pays off in the paper only because its
  * expiration swept every bucket; ours pops the oldest row through the arrival ring.
  *
- * tau ("auto"): paper 001 Fig. 4a: the best re-evaluation/expiration interval grows with the
+ * tau ("auto"): Golab & Özsu Fig. 4a: the best re-evaluation/expiration interval grows with the
  * number of hash buckets an expiration pass visits (about 4, 15 and 30 time units for 2, 10 and
  * 30 buckets in a 100-unit window), i.e. roughly T x (1 + b) / 100; taken per input and the
  * minimum over inputs, since one interval serves all windows. See [[expirationBuckets]] for b.
@@ -114,7 +114,7 @@ final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], c
 object AccessPlanner {
 
   /**
-   * Buckets one expiration pass over a window visits (paper 001's b for Fig. 4a). The paper's
+   * Buckets one expiration pass over a window visits (Golab & Özsu's b for Fig. 4a). The paper's
    * hash tables sweep every bucket for old rows; all of our windows find their oldest row in
    * O(1) through the arrival ring (a hash window's ring points at the bucket to pop, a tree
    * window's at the entry to delete), so a pass visits one place per window whatever the

@@ -3,7 +3,7 @@ package wjoin.core.cost
 import scala.math.Ordering.Double.TotalOrdering
 
 /**
- * One sliding window in paper 001's join-ordering model (Golab & Özsu, Table 1).
+ * One sliding window in Golab & Özsu's join-ordering model (Table 1).
  *
  * @param rate     lambda_i: rows per unit time
  * @param timeSize T_i: window length in time units (the window holds lambda_i x T_i rows)
@@ -21,7 +21,7 @@ final case class StreamStats(rate: Double, timeSize: Double, distinct: Double, b
 }
 
 /**
- * Paper 001's per-unit-time cost of a multi-way sliding-window join order (Appendix A) and
+ * Golab & Özsu's per-unit-time cost of a multi-way sliding-window join order (Appendix A) and
  * its join ordering heuristic (Sec. 5), for an equi-join on one common attribute.
  *
  * Model. A new row of stream i runs the nested loops of its join order; at each loop it
@@ -92,7 +92,7 @@ object ProbeOrderCost {
   /**
    * Expected probes per unit time into each window under per-origin orders `orders(i)`: the
    * partial results that reach its loop. This is the probe rate the unit-time model of
-   * paper 003 needs for an N-way plan ([[InputLoad.probeRate]]).
+   * Kang et al. needs for an N-way plan ([[InputLoad.probeRate]]).
    */
   def probesPerUnitTime(streams: Seq[StreamStats], orders: Seq[Seq[Int]], tau: Double = 0.0): IndexedSeq[Double] = {
     val probes = Array.fill(streams.size)(0.0)
@@ -138,7 +138,7 @@ object ProbeOrderCost {
       candidates: Seq[(Seq[Int], Double)], fast: Seq[Int])
 
   /**
-   * Paper 001 Sec. 5.1-5.3, as a small candidate search costed with `globalOrderCost`:
+   * Golab & Özsu Sec. 5.1-5.3, as a small candidate search costed with `globalOrderCost`:
    *
    *  1. Most selective join first (ascending intermediate result size): start with the pair
    *     of windows whose join is smallest, then repeatedly append the window that keeps the

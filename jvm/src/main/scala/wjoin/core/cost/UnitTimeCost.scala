@@ -10,7 +10,7 @@ import scala.math.Ordering.Double.TotalOrdering
  *                        (rows / distinct keys for our per-key buckets)
  * @param nodeSize        N: entries per T-tree node or B+tree leaf
  * @param matchesPerProbe rows a range probe returns; the tree walks them after its descent.
- *                        Paper 003 studies equality probes, where this is ~0 (its default);
+ *                        Kang et al. studies equality probes, where this is ~0 (its default);
  *                        a band `abs(A.x - B.x) <= d` returns about rows x (2d + 1) / domain
  * @param scannedRows     rows a scan probe examines when it is not the whole window: forward
  *                        evaluation (MW-join) binary-searches the probe's time slice first
@@ -29,14 +29,14 @@ final case class WindowShape(rows: Double, bucketSize: Double = 1.0, nodeSize: I
  * @param rate      lambda: rows arriving per unit time
  * @param window    the window's shape
  * @param probeRate probes into this window per unit time; by default every row of every
- *                  other input probes it once (the issue's N-input extension of paper 003's
+ *                  other input probes it once (our N-input extension of Kang et al.'s
  *                  two-way model). [[ProbeOrderCost.probesPerUnitTime]] gives the exact
  *                  count for a multi-way plan, where only partial results reach inner loops.
  */
 final case class InputLoad(rate: Double, window: WindowShape, probeRate: Option[Double] = None)
 
 /**
- * Paper 003's unit-time cost model (Kang, Naughton, Viglas, Sec. 4): the work per unit of
+ * Kang et al.'s unit-time cost model (Kang, Naughton & Viglas, Sec. 4): the work per unit of
  * time, split into independent join directions (Eq. 2). The direction into window W costs
  *
  * {{{
@@ -66,7 +66,7 @@ final case class InputLoad(rate: Double, window: WindowShape, probeRate: Option[
  * crossovers here are derived from Eqs. 6-7 instead (see `crossover`).
  *
  * A two-input plan is the sum of its two directions, chosen independently (the asymmetric
- * joins of paper 003). For N inputs the model stays separable: each input's window costs
+ * joins of Kang et al.). For N inputs the model stays separable: each input's window costs
  * its probe rate x probe + its own rate x maintenance, so the cheapest plan picks each
  * input's access path on its own (see `choose`).
  */
@@ -123,7 +123,7 @@ object UnitTimeCost {
 
   /**
    * A two-input plan (Eq. 1 = sum of the directions of Eq. 2): window A in `pathA`, window B
-   * in `pathB`. Paper 003 names the plan by the two letters, A's first ("TN": T-tree on A).
+   * in `pathB`. Kang et al. names the plan by the two letters, A's first ("TN": T-tree on A).
    */
   def twoWay(pathA: AccessPath, a: WindowShape, rateA: Double, pathB: AccessPath, b: WindowShape, rateB: Double,
       weights: WeightFactors): Double =

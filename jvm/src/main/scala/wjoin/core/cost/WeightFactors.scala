@@ -3,11 +3,11 @@ package wjoin.core.cost
 import java.util.Properties
 
 /**
- * Paper 003's weight factors: the cost of touching one tuple in a data structure, during a
+ * Kang et al.'s weight factors: the cost of touching one tuple in a data structure, during a
  * search (`P_d`, "probe") and during an update (`I_d`, insert or invalidate), for each
  * access path d. The cost model counts touched tuples; these factors turn counts into time.
  * Units are whatever the calibration measured: nanoseconds per touched tuple for
- * [[Calibration]], the paper's own unit for [[WeightFactors.Paper2003]]. Only ratios matter
+ * `wjoin.core.cost.Calibration` (bench project), the paper's own unit for [[WeightFactors.Paper2003]]. Only ratios matter
  * for choosing an access path.
  */
 final case class WeightFactors(
@@ -46,7 +46,7 @@ final case class WeightFactors(
 object WeightFactors {
 
   /**
-   * The factors paper 003 measured (Eq. 7), in its unit: P_n = 3e-4, I_n = 1e-4,
+   * The factors Kang et al. measured (Eq. 7), in its unit: P_n = 3e-4, I_n = 1e-4,
    * P_h = 5.5e-4, I_h = 7.8e-4, P_b = I_b = 2.6e-4, P_t = 2.6e-4, I_t = 2.7e-4.
    * With them the model reproduces the paper's Table 3 and crossover points.
    */

@@ -12,7 +12,7 @@ package wjoin.core.index
  * `delete(key, value)` finds it right at the lower bound of `key` without scanning the
  * other duplicates.
  *
- * Implementations: [[TTree]] (Lehman & Carey, paper 003) and [[BPlusTree]].
+ * Implementations: [[TTree]] (Lehman & Carey, as used by Kang et al.) and [[BPlusTree]].
  */
 trait RangeIndex[T] {
 

@@ -1,11 +1,11 @@
 package wjoin.core.index
 
-import wjoin.core.TimeSortedBuffer
+import wjoin.core.window.TimeSortedBuffer
 import RangeWindow.Entry
 
 /**
  * An input window searched through a [[RangeIndex]] on a `Long` range attribute (the T-tree
- * and B+tree access paths of paper 003), with the same life cycle as the engine's
+ * and B+tree access paths of Kang et al.), with the same life cycle as the engine's
  * `ScanWindow` / `HashWindow`: rows arrive in event-time order and the oldest expires first.
  *
  * {{{

@@ -52,7 +52,7 @@ class AccessPlannerSuite extends AnyFunSuite {
       val (ps, c) = d.runnerUp.get
       assert(ps.zip(d.paths).count { case (x, y) => x != y } == 1 && c >= d.cost)
     }
-    assert(wide.describe(names2).matches("cost=\\S+ \\[A=\\w+, B=\\w+\\], runner-up=\\S+ \\[.*\\] \\(unit-time cost, paper 003; stats: data\\)"))
+    assert(wide.describe(names2).matches("cost=\\S+ \\[A=\\w+, B=\\w+\\], runner-up=\\S+ \\[.*\\] \\(unit-time cost, Kang et al.; stats: data\\)"))
   }
 
   test("scan competes with hash: a window of a few rows scans, a large one hashes; forced paths win") {
@@ -79,7 +79,7 @@ class AccessPlannerSuite extends AnyFunSuite {
   }
 
   test("forward evaluation: a slow row's window spans many fast rows, so the fast input is not scanned") {
-    // Paper 003's band workload at p = 0.95: RANGE(A) = 5000 / 0.95, RANGE(B) = 5000 / 0.05, one row
+    // Kang et al.'s band workload at p = 0.95: RANGE(A) = 5000 / 0.95, RANGE(B) = 5000 / 0.05, one row
     // per time unit in total; the MW-join sweeps a B row over the A rows of B's whole window.
     val (ta, tb) = (5264L, 100000L)
     val upper = Seq(Seq(0L, tb), Seq(ta, 0L)) // upper(j)(o): how far j may follow o
@@ -106,7 +106,7 @@ class AccessPlannerSuite extends AnyFunSuite {
     for (o <- 0 until 4) assert(EnginePlan.isValidOrder(o, d.orders(o), sources), s"origin $o: ${d.orders(o)}")
   }
 
-  test("tau auto: T x (1 + b) / 100 with b = 1 for our windows (paper 001 Fig. 4a), larger windows larger tau") {
+  test("tau auto: T x (1 + b) / 100 with b = 1 for our windows (Golab & Özsu Fig. 4a), larger windows larger tau") {
     def tau(window: Long, distinct: Double) = AccessPlanner.plan(names2, Seq(window, window), keyed = true, Nil,
       Seq(stats(1000, 1000, distinct), stats(1000, 1000, distinct)), AccessRequest.none(2), false, None).tau
     assert(tau(100, 2) == 2 && tau(100, 30) == 2 && tau(1000, 30) == 20 && tau(10, 2) == 0)

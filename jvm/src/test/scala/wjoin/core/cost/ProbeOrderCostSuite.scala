@@ -7,7 +7,7 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 import ProbeOrderCost._
 
 /**
- * Paper 001 (Golab & Özsu) Sec. 5 and Appendices A-B. The paper's symbols, as read from the
+ * Golab & Özsu Sec. 5 and Appendices A-B. The paper's symbols, as read from the
  * OCR text: lambda_i (rate), T_i (time size), v_i (distinct values), b_i (buckets);
  * phi_ij = lambda_i T_i lambda_j T_j / max(v_i, v_j); orders are written S1, S2, ... and
  * are 0-based here (S1 = 0).
@@ -142,7 +142,7 @@ class ProbeOrderCostSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val probes = probesPerUnitTime(table, orders)
       near(probes.indices.map(j => probes(j) * table(j).scanned(0)).sum, globalOrderCost(table, o), 1e-6)
     }
-    // Two inputs: each window is probed once per arrival of the other (paper 003's model).
+    // Two inputs: each window is probed once per arrival of the other (Kang et al.'s model).
     val two = streams((4, 10, 3), (7, 10, 3))
     assert(probesPerUnitTime(two, perOrigin(Seq(0, 1))) == Seq(7.0, 4.0))
   }

@@ -8,7 +8,7 @@ import AccessPath.{BPlusTree, Hash, Scan, TTree}
 
 class UnitTimeCostSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private val paper = WeightFactors.Paper2003
-  /** Paper 003's experiments: hash bucket size 10, T-tree node size 100. */
+  /** Kang et al.'s experiments: hash bucket size 10, T-tree node size 100. */
   private def shape(rows: Double) = WindowShape(rows, bucketSize = 10, nodeSize = 100)
   private def path(letter: Char) = AccessPath.all.find(_.letter == letter).get
 
@@ -16,19 +16,19 @@ class UnitTimeCostSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private def plan(letters: String, a: Double, b: Double, rateA: Double, rateB: Double): Double =
     UnitTimeCost.twoWay(path(letters(0)), shape(a), rateA, path(letters(1)), shape(b), rateB, paper)
 
-  // Paper 003 Table 3: window A, window B, lambda_a, lambda_b, then HH TT HT TH HN NH TN NT.
+  // Kang et al. Table 3: window A, window B, lambda_a, lambda_b, then HH TT HT TH HN NH TN NT.
   private val table3 = Seq(
     (9500.0, 500.0, 2.0, 998.0, Seq(7.06, 9.56, 10.89, 5.74, 5.99, 2845.87, 4.67, 2849.69)),
     (7000.0, 3000.0, 800.0, 200.0, Seq(7.06, 11.85, 6.46, 12.46, 722.39, 424.87, 727.78, 424.27)),
     (4000.0, 6000.0, 550.0, 450.0, Seq(7.06, 11.60, 8.93, 9.73, 993.42, 543.84, 996.09, 545.71)))
   private val table3Plans = Seq("HH", "TT", "HT", "TH", "HN", "NH", "TN", "NT")
 
-  test("paper 003 Table 3: every estimated cost of the three workloads, to the paper's two decimals") {
+  test("Kang et al. Table 3: every estimated cost of the three workloads, to the paper's two decimals") {
     for ((a, b, la, lb, expected) <- table3; (name, cost) <- table3Plans.zip(expected))
       assert(math.abs(plan(name, a, b, la, lb) - cost) <= 0.006, s"$name for A=$a B=$b: ${plan(name, a, b, la, lb)} vs $cost")
   }
 
-  test("paper 003 Table 3 / Fig. 4: the choice per input picks the paper's winners TN, HT, HH") {
+  test("Kang et al. Table 3 / Fig. 4: the choice per input picks the paper's winners TN, HT, HH") {
     for (((a, b, la, lb, _), winner) <- table3.zip(Seq("TN", "HT", "HH"))) {
       val inputs = Seq(InputLoad(la, shape(a)), InputLoad(lb, shape(b)))
       val choice = UnitTimeCost.choose(inputs, Seq(Seq(Hash, TTree, Scan), Seq(Hash, TTree, Scan)), paper)
@@ -42,7 +42,7 @@ class UnitTimeCostSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     }
   }
 
-  test("paper 003 Eq. 8: the TN-TH crossover is 13.6 / (3B - 55); B = 500 gives 0.0094 (B 106 times faster)") {
+  test("Kang et al. Eq. 8: the TN-TH crossover is 13.6 / (3B - 55); B = 500 gives 0.0094 (B 106 times faster)") {
     for (b <- Seq(100.0, 500.0, 5000.0, 12345.0)) {
       val ratio = UnitTimeCost.crossover(Scan, Hash, shape(b), paper).get
       assert(math.abs(ratio - 13.6 / (3 * b - 55)) < 1e-12)
@@ -55,7 +55,7 @@ class UnitTimeCostSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(plan("TN", 9500, 500, 10 * la, lb) > plan("TH", 9500, 500, 10 * la, lb))
   }
 
-  test("paper 003 Eq. 11: the HT-NT crossover is lambda_a / lambda_b = (3A - 55) / 13.6") {
+  test("Kang et al. Eq. 11: the HT-NT crossover is lambda_a / lambda_b = (3A - 55) / 13.6") {
     // Direction B to A: the probes into window A come from B, so probeRate/ownRate = lambda_b/lambda_a.
     for (a <- Seq(500.0, 5000.0)) {
       val ratio = UnitTimeCost.crossover(Hash, Scan, shape(a), paper).get
@@ -63,7 +63,7 @@ class UnitTimeCostSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     }
   }
 
-  test("paper 003 Eqs. 9-10, derived from Eqs. 6-7: the TH-HH crossover, and Fig. 2's 20%/80% point") {
+  test("Kang et al. Eqs. 9-10, derived from Eqs. 6-7: the TH-HH crossover, and Fig. 2's 20%/80% point") {
     for (a <- Seq(500.0, 5000.0, 9500.0)) {
       val levels = UnitTimeCost.ceilLog(2, math.ceil(a / 100).toLong)
       val log2N = 7 // ceil(log2 100)

@@ -20,7 +20,7 @@ class BPlusTreeSuite extends AnyFunSuite with RangeIndexBehaviours {
     assert(new BPlusTree[Int](100).maxChildren == 101)
   }
 
-  test("height follows paper 003's ceil(log_{N+1} ceil(B/N)) + 1 within the fill guarantees") {
+  test("height follows Kang et al.'s ceil(log_{N+1} ceil(B/N)) + 1 within the fill guarantees") {
     for (nodeSize <- Seq(4, 10, 100)) {
       val (tree, _) = subject(nodeSize)
       val rnd = new scala.util.Random(nodeSize)

@@ -56,7 +56,7 @@ private[cost] object EngineWorkloads {
         path != AccessPath.Hash && tuple(0).asInstanceOf[Row].key == tuple(1).asInstanceOf[Row].key
     }
     val ranges = new RangeValues { def value(input: Int, attr: Int, row: AnyRef): Long = row.asInstanceOf[Row].key }
-    new WJoinEngine(plan, filter, ranges = ranges)
+    WJoinEngine.batch(plan, filter, ranges)
   }
 
   /** Rows a tree probe of the workload finds on average (its keys are drawn from windowRows values). */

@@ -1,4 +1,4 @@
-package wjoin.core
+package wjoin.core.window
 
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -5,21 +5,21 @@ import wjoin.core.cost._
 import wjoin.core.cost.AccessPath._
 
 /**
- * The access-path issue's paper figures on the real engine (issue 5's benchmark part), one mode
+ * The papers' access-path figures on the real engine, one mode
  * per figure. Every cell is engine time (ns per input row, single thread, median of `--reps`
  * runs after the windows filled); the model columns are `AccessPlanner.plan`'s estimate of
  * each plan forced, with the bundled weight factors.
  *
- *  - `--eq` paper 003 Figs. 2-3 at the paper's size: two inputs, A.k = B.k, 5000-row windows
+ *  - `--eq` Kang et al. Figs. 2-3 at the paper's size: two inputs, A.k = B.k, 5000-row windows
  *    (`--window`), bucket size 10, node size 100, a share p of the rows from A; the eight
  *    asymmetric plans, measured vs model, Eq. 8-style crossovers, and what `AccessPlanner`
  *    picks in `auto` mode.
  *  - `--band` the same windows joined on `abs(A.x - B.x) <= d` (x uniform in [0, 5 x window),
  *    d = 2: one match per probe on average), where hash does not apply: N, T, B per window.
- *  - `--table8` paper 001 Table 8: Table 5's four streams (rates 10, 1, 1, 3; T = 100, 100,
+ *  - `--table8` Golab & Özsu Table 8: Table 5's four streams (rates 10, 1, 1, 3; T = 100, 100,
  *    200, 100; 50/500/40/5 values), best (heuristic) vs worst global order, NLJ and hash with 5
  *    buckets, eager and lazy tau = 5, 10; max input rate = 1e9 / ns per row.
- *  - `--fig4a` paper 001 Fig. 4a: four streams, rate 1, T = 100, 50 values; NLJ and hash with
+ *  - `--fig4a` Golab & Özsu Fig. 4a: four streams, rate 1, T = 100, 50 values; NLJ and hash with
  *    2, 10, 30 buckets over tau.
  *
  * The workloads are symmetric in A and B (same window, same key distribution), so plan XY at
@@ -28,7 +28,7 @@ import wjoin.core.cost.AccessPath._
  * filter (our hash windows are per-key buckets), which reproduces the probe cost of a b-bucket
  * table exactly; expiration cost differs (see docs/design/access-paths.md).
  *
- * Run: `bin/sbt "runMain wjoin.bench.PaperAccessBenchmark --eq --reps 3"` (or --band, --table8, --fig4a;
+ * Run: `bin/sbt "bench/runMain wjoin.bench.PaperAccessBenchmark --eq --reps 3"` (or --band, --table8, --fig4a;
  * `--window 1000`, `--shares 0.5,0.9`, `--plans NT,TT`, `--forward` (band on MW-join), `--measured 20000` rows timed per run, `--d 2` band half-width).
  */
 object PaperAccessBenchmark {
@@ -36,7 +36,7 @@ object PaperAccessBenchmark {
 
   val weights: WeightFactors = WeightFactors.default
 
-  /** Paper 003's eight asymmetric plans of {hash, scan, T-tree} per window (A's path first; NN left out, as there). */
+  /** Kang et al.'s eight asymmetric plans of {hash, scan, T-tree} per window (A's path first; NN left out, as there). */
   val paperPlans: Seq[(AccessPath, AccessPath)] =
     Seq((TTree, Scan), (TTree, Hash), (Hash, Hash), (Hash, TTree), (Scan, TTree), (Hash, Scan), (Scan, Hash), (TTree, TTree))
 
@@ -60,7 +60,7 @@ object PaperAccessBenchmark {
     (elapsed.toDouble / (total - fill), results)
   }
 
-  // ---------------------------------------------------------------- paper 003, two inputs
+  // ---------------------------------------------------------------- Kang et al., two inputs
 
   /** A two-input workload: equality on a key (`band` = None) or `abs(A.x - B.x) <= band`. */
   final case class TwoWay(window: Int, band: Option[Int], only: Option[Seq[String]] = None, forward: Boolean = false) {
@@ -109,7 +109,7 @@ object PaperAccessBenchmark {
         math.abs(tuple(0).asInstanceOf[Row].x - tuple(1).asInstanceOf[Row].x) <= d
     }
     val ranges = new RangeValues { def value(input: Int, attr: Int, row: AnyRef): Long = row.asInstanceOf[Row].x }
-    val engine = new WJoinEngine(plan, filter, ranges = ranges)
+    val engine = WJoinEngine.batch(plan, filter, ranges)
     // Forward evaluation: rows still waiting for their sweep are finished after the timing.
     timedOffers(engine, total, fill, finish = w.forward) { k =>
       engine.offer(inputs(k), k.toLong, if (w.forward) null else keyObjects(rows(k).key), rows(k))
@@ -176,7 +176,7 @@ object PaperAccessBenchmark {
     println("** = more than 10% slower than the best fixed plan; p < 0.5 is the mirror (plan XY at p = plan YX at 1 - p)")
   }
 
-  // ---------------------------------------------------------------- paper 001, four inputs
+  // ---------------------------------------------------------------- Golab & Özsu, four inputs
 
   /**
    * ns per row of a four-way equi-join on one attribute: per loop iteration one row from stream
@@ -200,7 +200,7 @@ object PaperAccessBenchmark {
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
         tuple(order(origin)(depth)).asInstanceOf[Row].key == tuple(origin).asInstanceOf[Row].key
     }
-    val engine = new WJoinEngine(plan, filter)
+    val engine = WJoinEngine.batch(plan, filter)
     val rnd = new scala.util.Random(seed)
     val fill = (sizes.max * scale * 2).toInt
     val total = fill + measured
@@ -219,7 +219,7 @@ object PaperAccessBenchmark {
     val values = Seq(500, 50, 40, 5)
     val paper = Map(("NLJ", 0L) -> (1614, 333), ("NLJ", 5L) -> (1446, 296), ("NLJ", 10L) -> (1332, 274),
       ("hash", 0L) -> (11540, 2524), ("hash", 5L) -> (8420, 2041), ("hash", 10L) -> (7947, 1848))
-    println("paper 001 Table 8 (Table 5 streams); max input rate = rows per second = 1e9 / ns per row; model = Appendix A cost per time unit")
+    println("Golab & Özsu Table 8 (Table 5 streams); max input rate = rows per second = 1e9 / ns per row; model = Appendix A cost per time unit")
     println("| algorithm | tau | best order | worst order | model best / worst | measured best | measured worst | measured ratio | paper best | paper worst | paper ratio |")
     for ((alg, buckets) <- Seq(("NLJ", 0), ("hash", 5)); tau <- Seq(0L, 5L, 10L)) {
       val streams = rates.indices.map(i => StreamStats(rates(i), sizes(i).toDouble, values(i), if (buckets > 0) buckets.toDouble else 1.0))
@@ -244,7 +244,7 @@ object PaperAccessBenchmark {
     val rates = Seq.fill(4)(1.0)
     val sizes = Seq.fill(4)(100L)
     val values = Seq.fill(4)(50)
-    println("paper 001 Fig. 4a: 4 streams, rate 1, T = 100, 50 values; max input rate (rows per second); b buckets = hash on value % b")
+    println("Golab & Özsu Fig. 4a: 4 streams, rate 1, T = 100, 50 values; max input rate (rows per second); b buckets = hash on value % b")
     println(configs.map(_._1).mkString("| tau | ", " | ", " |"))
     def rowsFor(b: Int): Int = units * math.max(1, b / 2) // about the same time per run for every config
     for ((_, b) <- configs) measureFour(rates, sizes, values, null, b, 5, rowsFor(b) / 4, 3L) // warm-up

@@ -3,7 +3,7 @@ package wjoin.bench
 import wjoin.core._
 
 /**
- * Paper 000 Figs. 13-14 redrawn on the Spark-free engine (the papers measure the operator
+ * Hammad et al. Figs. 13-14 redrawn on the Spark-free engine (the papers measure the operator
  * itself; Spark's scheduling would hide the differences):
  *  - Fig. 13, GCA vs LCA: 4 inputs at 1000 rows/s each, every pair within a short window
  *    (0.8 s or 0.1 s) except WINDOW(A,B) = 1 s; MW-join under each window strategy.
@@ -16,7 +16,7 @@ import wjoin.core._
  * checked), time-stamp comparisons, predicate evaluations and refinement rejections per input
  * row, and service time per input row (single-threaded, after a warm-up run).
  *
- * {{{ bin/sbt "runMain wjoin.bench.WindowFormsBenchmark [seconds] [keys]" }}}
+ * {{{ bin/sbt "bench/runMain wjoin.bench.WindowFormsBenchmark [seconds] [keys]" }}}
  */
 object WindowFormsBenchmark {
   import EngineBenchmark.{Measure, Row, measure}
@@ -32,7 +32,7 @@ object WindowFormsBenchmark {
 
   private val names = Seq("A", "B", "C", "D")
 
-  /** GCA / LCA periods from the user's terms before closure, as paper 000 computes them. */
+  /** GCA / LCA periods from the user's terms before closure, as Hammad et al. compute them. */
   private def literalPeriods(strategy: WindowStrategy, terms: Seq[WindowTerm]): WindowMatrix = {
     val n = names.size
     val raw = Array.fill(n * n)(0L) // the terms' own bounds, unclosed
@@ -78,8 +78,8 @@ object WindowFormsBenchmark {
       val data = streams(Seq.fill(4)(1000.0), seconds, keys, 13)
       val warm = streams(Seq.fill(4)(1000.0), 2, keys, 3)
       def mw(s: WindowStrategy, hashed: Boolean = false, literal: Boolean = false) =
-        new EnginePlan(matrix, Algorithm.MW, hashed, requestedStrategy = s,
-          explicitPeriods = if (literal) Some(literalPeriods(s, terms)) else None)
+        if (literal) new LiteralPeriodsPlan(matrix, Algorithm.MW, hashed, s, literalPeriods(s, terms))
+        else new EnginePlan(matrix, Algorithm.MW, hashed, requestedStrategy = s)
       compare(s"Fig. 13: windows ${short / 1000} ms / 1000 ms, MW-join, closed matrix " +
         s"${matrix.render(names, integralTime = true)}", data, warm, Seq(
         "gca (paper: raw terms)" -> mw(WindowStrategy.GCA, literal = true),

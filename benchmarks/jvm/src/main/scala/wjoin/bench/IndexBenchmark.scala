@@ -4,7 +4,7 @@ import wjoin.core.cost.{AccessPath, Calibration, UnitTimeCost, WeightFactors, Wi
 
 /**
  * Spark-free microbenchmark of the window access paths: a 5000-row sliding window whose
- * rows carry keys from 500 values (10 rows per key, paper 003's bucket size), per structure
+ * rows carry keys from 500 values (10 rows per key, Kang et al.'s bucket size), per structure
  *  - insert+expire: insert a row and expire the oldest (the window's maintenance);
  *  - point probe:   an equality probe (about 10 matches);
  *  - band probe:    [k, k + 4] (about 50 matches; hash buckets cannot answer it);
@@ -15,7 +15,7 @@ import wjoin.core.cost.{AccessPath, Calibration, UnitTimeCost, WeightFactors, Wi
  * calibrated weight factors bundled (`WeightFactors.bundled`), the last columns give the
  * unit-time model's estimate of insert+expire and of a point probe (with its ~10 matches).
  *
- * Run: `bin/sbt "runMain wjoin.bench.IndexBenchmark"` (optional: `--rows n --keys n`).
+ * Run: `bin/sbt "bench/runMain wjoin.bench.IndexBenchmark"` (optional: `--rows n --keys n`).
  */
 object IndexBenchmark {
 

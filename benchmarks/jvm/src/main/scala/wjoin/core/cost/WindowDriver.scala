@@ -1,6 +1,6 @@
 package wjoin.core.cost
 
-import wjoin.core.{HashWindow, ScanWindow, TimeSortedBuffer}
+import wjoin.core.window.{HashWindow, ScanWindow, TimeSortedBuffer}
 import wjoin.core.index.{BPlusTree, RangeWindow, TTree}
 
 /**

@@ -3,10 +3,10 @@ package wjoin.bench
 import wjoin.core.{Algorithm, EnginePlan, TupleFilter, WJoinEngine, WindowMatrix}
 
 /**
- * The papers' per-algorithm measurements (paper 000 Figs. 7-9) on the Spark-free engine:
+ * The papers' per-algorithm measurements (Hammad et al. Figs. 7-9) on the Spark-free engine:
  * N synthetic streams with exponential inter-arrival times, a uniform window, keys from a
  * small domain; per algorithm the time-stamp comparisons and the service time per input row.
- * Called from benchmarks/bench_algorithms.py through py4j; never from tests.
+ * Called from benchmarks/bench_algorithms.py through py4j (with the jar of `bin/sbt bench/package`).
  */
 object EngineBenchmark {
   final case class Row(key: Int, time: Long)
@@ -60,7 +60,7 @@ object EngineBenchmark {
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
         tuple(plan.probeOrder(origin)(depth)).asInstanceOf[Row].key == tuple(origin).asInstanceOf[Row].key
     }
-    val engine = new WJoinEngine(plan, filter)
+    val engine = WJoinEngine.batch(plan, filter)
     val started = System.nanoTime()
     var results = 0L
     var k = 0

@@ -3,7 +3,7 @@ package wjoin.core.cost
 import java.io.{File, FileOutputStream}
 
 /**
- * Measures paper 003's weight factors on this machine ("Estimating the weight factors",
+ * Measures Kang et al.'s weight factors on this machine ("Estimating the weight factors",
  * Sec. 4.2) by timing the real code.
  *
  * Method, per access path d, on a full sliding window of `windowRows` rows:
@@ -25,7 +25,7 @@ import java.io.{File, FileOutputStream}
  * the timed rounds go round-robin over all workloads, so that load from other
  * processes on a shared machine skews all of them alike rather than one.
  *
- * Run: `bin/sbt "runMain wjoin.core.cost.Calibration"` prints the factors in nanoseconds
+ * Run: `bin/sbt "bench/runMain wjoin.core.cost.Calibration"` prints the factors in nanoseconds
  * per touched tuple; `--write <file>` also stores them as properties (a relative path is relative to
  * `jvm/`, where the forked run starts), e.g. `--write src/main/resources/wjoin/cost/weights.properties`, which `WeightFactors.bundled`
  * then loads (the factors ship with the build). `measure()` runs it from code (start-up).

@@ -1,0 +1,43 @@
+package wjoin.core.window
+
+/**
+ * Hash access path (HW-join, hash MW-join): per-key buckets in arrival order, plus one
+ * arrival-ordered queue of bucket references. The oldest row of the input is always the
+ * front of the bucket at the front of that queue, so expiring it is O(1) and every bucket
+ * is cleaned as time passes, including the rarely probed ones (Hammad et al. Sec. 3.1.2).
+ *
+ * {{{
+ *   arrivals: [b(k1)][b(k2)][b(k1)] ...   one reference per row, oldest first
+ *   buckets:  k1 -> [r1, r3, ...]         circular buffers in arrival order
+ *             k2 -> [r2, ...]             an emptied bucket is removed
+ *   candidates(k) = buckets(k), or null when the window holds no row with key k
+ * }}}
+ */
+final class HashWindow extends InputWindow {
+  private val buckets = new java.util.HashMap[AnyRef, Bucket]()
+  private val arrivals = new TimeSortedBuffer(64)
+  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
+    var bucket = buckets.get(key)
+    if (bucket == null) { bucket = new Bucket(key); buckets.put(key, bucket) }
+    bucket.append(time, row)
+    arrivals.append(time, bucket)
+  }
+  def candidates(key: AnyRef): TimeSortedBuffer = buckets.get(key)
+  def size: Int = arrivals.size
+  def oldestTime: Long = arrivals.oldestTime
+  def oldestRow: AnyRef = arrivals.oldestRow.asInstanceOf[Bucket].oldestRow
+  def oldestKey: AnyRef = arrivals.oldestRow.asInstanceOf[Bucket].key
+  def bucketCount: Int = buckets.size
+  def evictOldest(): Unit = {
+    val bucket = arrivals.popOldest().asInstanceOf[Bucket]
+    bucket.popOldest()
+    if (bucket.isEmpty) buckets.remove(bucket.key)
+  }
+}
+
+/**
+ * A hash bucket: the rows of one key in arrival order.
+ *
+ * @param key the equality key every row of the bucket carries
+ */
+final class Bucket(val key: AnyRef) extends TimeSortedBuffer(2)

@@ -1,0 +1,61 @@
+package wjoin.core.window
+
+import wjoin.core.EnginePlan
+import wjoin.core.cost.AccessPath
+import wjoin.core.index.RangeWindow
+
+/**
+ * The window of one input: the rows that can still join, in arrival (= event-time) order,
+ * held in the structure of the input's access path (its own, independently of the other
+ * inputs' windows):
+ *
+ * {{{
+ *   Scan      ScanWindow     one ring buffer, every probe scans it (NLW-join)
+ *   Hash      HashWindow     per-key ring buffers + one arrival ring of bucket references
+ *   TTree     IndexedWindow  ring of entries + T-tree on one range attribute
+ *   BPlusTree IndexedWindow  ring of entries + B+tree on one range attribute
+ * }}}
+ *
+ * `candidates(key)` is what a probe scans: the whole window for a scan access path, the key's
+ * bucket for a hash access path; an indexed window ([[IndexedWindow]]) is probed by range
+ * instead (`probe`), and `candidates` is not defined for it. Every window expires oldest
+ * first (`evictOldest`), which is all the eviction rules of the engine need.
+ */
+abstract class InputWindow {
+  def insert(key: AnyRef, time: Long, row: AnyRef): Unit
+  /** Rows a probe with this key must look at, or null when there are none. */
+  def candidates(key: AnyRef): TimeSortedBuffer
+  def size: Int
+  def oldestTime: Long
+  def oldestRow: AnyRef
+  def oldestKey: AnyRef
+  def evictOldest(): Unit
+}
+
+object InputWindow {
+  /**
+   * The window of input j as `plan.accessPath(j)` asks for. `rangeOf` reads the range
+   * attribute the plan indexes j on ([[EnginePlan.indexAttr]]) from a row as stored.
+   */
+  def apply(plan: EnginePlan, j: Int, rangeOf: AnyRef => Long): InputWindow = plan.accessPath(j) match {
+    case AccessPath.Hash => new HashWindow
+    case AccessPath.Scan => new ScanWindow(plan.hashed)
+    case path =>
+      val range = if (path == AccessPath.TTree) RangeWindow.tTree(plan.nodeSize) else RangeWindow.bPlusTree(plan.nodeSize)
+      new IndexedWindow(range, rangeOf, plan.hashed)
+  }
+}
+
+/**
+ * The keys of a window that does not bucket its rows, in arrival order beside them (when
+ * `enabled`: a keyed plan where other inputs are hashed), so forward evaluation can probe the
+ * hashed windows with the oldest row's key. Rows leave oldest first, so key and row stay paired.
+ *
+ * @param enabled keep the keys (else every method is a no-op and `oldest` is null)
+ */
+private[window] final class ArrivalKeys(enabled: Boolean) {
+  private val keys = if (enabled) new TimeSortedBuffer(64) else null
+  def append(time: Long, key: AnyRef): Unit = if (keys != null) keys.append(time, key)
+  def oldest: AnyRef = if (keys == null) null else keys.oldestRow
+  def popOldest(): Unit = if (keys != null) keys.popOldest()
+}

@@ -1,0 +1,25 @@
+package wjoin.core.window
+
+/**
+ * Nested-loops access path (NLW-join of Hammad et al. Sec. 3.1.1): one ring buffer in arrival
+ * order, and every probe scans it; the buffer is time-sorted, so a probe may stop past its
+ * period.
+ *
+ * {{{
+ *   insert ──> [oldest ... newest] ──> candidates(any key) = the whole buffer
+ * }}}
+ *
+ * @param keepKeys keep the rows' keys beside them ([[ArrivalKeys]]): a keyed plan where other
+ *                 inputs are hashed, so forward evaluation can probe them with the oldest key
+ */
+final class ScanWindow(keepKeys: Boolean = false) extends InputWindow {
+  private val buffer = new TimeSortedBuffer(64)
+  private val keys = new ArrivalKeys(keepKeys)
+  def insert(key: AnyRef, time: Long, row: AnyRef): Unit = { buffer.append(time, row); keys.append(time, key) }
+  def candidates(key: AnyRef): TimeSortedBuffer = buffer
+  def size: Int = buffer.size
+  def oldestTime: Long = buffer.oldestTime
+  def oldestRow: AnyRef = buffer.oldestRow
+  def oldestKey: AnyRef = keys.oldest
+  def evictOldest(): Unit = { buffer.popOldest(); keys.popOldest() }
+}

@@ -1,0 +1,97 @@
+package wjoin.core.window
+
+/**
+ * A growable ring buffer of (time, row) in non-decreasing time order: rows arrive at the
+ * back and expire from the front, both O(1) (the circular buffer of the ICEIS 2005 study and
+ * of Golab & Özsu Sec. 3.6). Time order lets a probe find its period with a binary search.
+ *
+ * {{{
+ *   head                         head + size - 1
+ *    v                                v
+ *   [t0 r0][t1 r1] ... [tk rk]  ...  (slots modulo capacity, a power of two)
+ *    oldest: popOldest()      newest: append(t, r), t >= newest in arrival order
+ * }}}
+ *
+ * @param initialCapacity slots before the first doubling (rounded up to a power of two)
+ */
+class TimeSortedBuffer(initialCapacity: Int = 8) {
+  private var capacity = Integer.highestOneBit(math.max(2, initialCapacity) * 2 - 1)
+  private var times = new Array[Long](capacity)
+  private var rows = new Array[AnyRef](capacity)
+  private var head = 0
+  private var count = 0
+
+  final def size: Int = count
+  final def isEmpty: Boolean = count == 0
+  final def time(i: Int): Long = times((head + i) & (capacity - 1))
+  final def row(i: Int): AnyRef = rows((head + i) & (capacity - 1))
+  final def oldestTime: Long = times(head)
+  final def oldestRow: AnyRef = rows(head)
+  final def newestTime: Long = time(count - 1)
+
+  /**
+   * Adds a row after every row with time <= t. In arrival order (the batch W-join) that is
+   * the back, O(1); a streaming row older than buffered ones (within the watermark delay)
+   * shifts the newer rows by one, O(rows newer than t).
+   */
+  final def append(t: Long, r: AnyRef): Unit = {
+    if (count == capacity) grow()
+    var at = count
+    if (count > 0 && t < newestTime) {
+      at = upperBound(t)
+      var i = count
+      while (i > at) {
+        val to = (head + i) & (capacity - 1)
+        val from = (head + i - 1) & (capacity - 1)
+        times(to) = times(from)
+        rows(to) = rows(from)
+        i -= 1
+      }
+    }
+    val slot = (head + at) & (capacity - 1)
+    times(slot) = t
+    rows(slot) = r
+    count += 1
+  }
+
+  final def popOldest(): AnyRef = {
+    val r = rows(head)
+    rows(head) = null
+    head = (head + 1) & (capacity - 1)
+    count -= 1
+    r
+  }
+
+  /** First index whose time is >= t (size if none). */
+  final def lowerBound(t: Long): Int = {
+    var lo = 0
+    var hi = count
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (time(mid) < t) lo = mid + 1 else hi = mid
+    }
+    lo
+  }
+
+  /** First index whose time is > t (size if none). */
+  final def upperBound(t: Long): Int = {
+    var lo = 0
+    var hi = count
+    while (lo < hi) {
+      val mid = (lo + hi) >>> 1
+      if (time(mid) <= t) lo = mid + 1 else hi = mid
+    }
+    lo
+  }
+
+  private def grow(): Unit = {
+    val newTimes = new Array[Long](capacity * 2)
+    val newRows = new Array[AnyRef](capacity * 2)
+    var i = 0
+    while (i < count) { newTimes(i) = time(i); newRows(i) = row(i); i += 1 }
+    times = newTimes
+    rows = newRows
+    head = 0
+    capacity *= 2
+  }
+}
