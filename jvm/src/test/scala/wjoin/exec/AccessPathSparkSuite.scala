@@ -1,4 +1,4 @@
-package wjoin.spark
+package wjoin.exec
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.{CostMode, SimpleMode}
@@ -7,8 +7,9 @@ import org.apache.spark.sql.functions.{abs, col}
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
+import wjoin.testkit.SharedSparkSession
 import wjoin.core.cost.AccessPath
-import wjoin.exec.WindowJoinExec
+
 
 /** Issue 5 in Spark: band predicates, forced and cost-chosen access paths, EXPLAIN. */
 class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {

@@ -1,4 +1,4 @@
-package wjoin.exec
+package wjoin.plan
 
 import wjoin.core.cost.InputStats
 
