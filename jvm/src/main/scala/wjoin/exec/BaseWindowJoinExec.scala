@@ -5,7 +5,7 @@ import org.apache.spark.sql.execution.SparkPlan
 
 import wjoin.core.{Algorithm, EnginePlan, StreamRows}
 import wjoin.plan.WindowSpec
-import wjoin.plan.WindowJoinPlanner.PlannedAccess
+import wjoin.plan.WindowJoinPlanner.{PlannedAccess, PlannedJoin}
 
 /**
  * What the batch ([[WindowJoinExec]]) and the streaming ([[StreamingWindowJoinExec]]) W-join
@@ -20,8 +20,10 @@ import wjoin.plan.WindowJoinPlanner.PlannedAccess
  * }}}
  */
 trait BaseWindowJoinExec extends SparkPlan {
+  /** The planner's decisions besides the expressions: names, windows, algorithm, access paths. */
+  def planned: PlannedJoin
   /** Input names, for EXPLAIN and metrics. */
-  def inputNames: Seq[String]
+  def inputNames: Seq[String] = planned.inputNames
   /** Each input's event-time column. */
   def timeColumns: Seq[Expression]
   /** Each input's hash-key expressions; empty when there is no shared key. */
@@ -29,11 +31,11 @@ trait BaseWindowJoinExec extends SparkPlan {
   /** The conjuncts the engine tests (the keys guarantee the others). */
   def residual: Seq[Expression]
   /** The window constraints and their closed matrix. */
-  def windows: WindowSpec
+  def windows: WindowSpec = planned.windows
   /** The chosen algorithm (never auto). */
-  def algorithm: Algorithm
+  def algorithm: Algorithm = planned.algorithm
   /** Access path per input, range predicates, probe orders, expiration interval. */
-  def access: PlannedAccess
+  def access: PlannedAccess = planned.access
   /** Whether the node is the streaming one. */
   protected def streaming: Boolean
 

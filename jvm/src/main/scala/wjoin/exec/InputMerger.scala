@@ -6,7 +6,7 @@ import wjoin.core.{EngineRow, StreamRows, WJoinEngine}
 
 /**
  * The N time-sorted inputs of one partition merged into one arrival order (the papers'
- * streams, Hammad et al. Sec. 2), with the rules for rows that cannot join written once, for
+ * streams, Hammad et al. Sec. 3), with the rules for rows that cannot join written once, for
  * batch and streaming alike:
  *
  * {{{
@@ -20,7 +20,7 @@ import wjoin.core.{EngineRow, StreamRows, WJoinEngine}
  * }}}
  *
  * A count-only row is an [[EngineRow]] whose key is null in a hashed plan: it never matches
- * but takes its place among input i's last k rows (Kang et al. count-based windows, the
+ * but takes its place among input i's last k rows (Golab & Özsu Sec. 3.6: count-based windows, the
  * ROWS form), so a ROWS window holds the last k rows of the input, not of its joinable rows.
  * Only inputs with a ROWS window keep such rows: elsewhere they change no result.
  *

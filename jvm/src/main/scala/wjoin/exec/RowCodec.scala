@@ -31,8 +31,6 @@ private[exec] final case class TimeColumn(ordinal: Int, dataType: DataType) {
       case _ => r => r.getLong(o) // TimestampType, TimestampNTZType, LongType: microseconds or units
     }
   }
-
-  def read(row: InternalRow): Long = reader(row)
 }
 
 private[exec] object TimeColumn {

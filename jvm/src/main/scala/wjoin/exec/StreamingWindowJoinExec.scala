@@ -12,9 +12,9 @@ import org.apache.spark.sql.execution.streaming.operators.stateful._
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.core.{Algorithm, WindowMatrix}
-import wjoin.plan.{WindowJoin, WindowSpec}
-import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedAccess}
+import wjoin.core.WindowMatrix
+import wjoin.plan.{WindowJoin, WindowJoinPlanner}
+import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
 /**
  * Streaming W-join of N streams: one stateful operator whose state lives in Spark's state
@@ -44,28 +44,22 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedAccess}
  * a member newer than WL, so ts_1 > WL - horizon(1); ordered mode emits it when its oldest
  * member is at most the largest horizon H older than WL, so ts_1 > WL - H.
  *
- * @param inputNames          input names, for EXPLAIN and metrics
  * @param timeColumns         each input's event-time column (a timestamp with a watermark)
  * @param keys                each input's hash-key expressions; empty when there is no shared key
  * @param residual            the conjuncts the engine tests
- * @param windows             the window constraints and their closed matrix
- * @param algorithm           NLW / HW (eager) or MW (ordered)
- * @param access              access paths, range predicates, probe orders, expiration interval
  * @param output              the output columns
+ * @param planned             input names, windows, algorithm (never auto), access paths
  * @param stateInfo           where the state lives; None only when the plan is merely explained
  * @param lateWatermarkMs     WL in milliseconds (0: none yet)
  * @param evictionWatermarkMs W in milliseconds (0: none yet)
  * @param children            the planned inputs
  */
 case class StreamingWindowJoinExec(
-    inputNames: Seq[String],
     timeColumns: Seq[Expression],
     keys: Seq[Seq[Expression]],
     residual: Seq[Expression],
-    windows: WindowSpec,
-    algorithm: Algorithm,
-    access: PlannedAccess,
     output: Seq[Attribute],
+    planned: PlannedJoin,
     stateInfo: Option[StatefulOperatorStateInfo],
     lateWatermarkMs: Long,
     evictionWatermarkMs: Long,
@@ -172,6 +166,6 @@ object StreamingWindowJoinExec {
   def apply(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan],
       stateInfo: Option[StatefulOperatorStateInfo], lateWatermarkMs: Long,
       evictionWatermarkMs: Long): StreamingWindowJoinExec =
-    new StreamingWindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows,
-      choice.algorithm, choice.access, w.output, stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
+    new StreamingWindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output,
+      WindowJoinPlanner.planned(w, choice), stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
 }

@@ -54,11 +54,12 @@ private[exec] object TimeBandShuffle {
     val sketches = inputs.zip(times).zipWithIndex.flatMap { case ((rdd, time), i) =>
       rdd.mapPartitionsWithIndex { (p, rows) =>
         val rnd = new scala.util.Random(31L * i + p)
+        val readTime = time.reader
         val sample = new Array[Long](perPartition)
         var seen = 0L
         rows.foreach { row =>
           if (!time.isNull(row)) {
-            val t = time.read(row)
+            val t = readTime(row)
             if (seen < perPartition) sample(seen.toInt) = t
             else {
               val slot = (rnd.nextDouble() * (seen + 1)).toLong

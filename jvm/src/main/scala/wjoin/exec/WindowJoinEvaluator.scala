@@ -7,7 +7,7 @@ import wjoin.core.{TimeBands, WJoinEngine}
 
 /**
  * Runs one partition of a batch W-join: the [[InputMerger]] merges the N time-sorted inputs
- * into one arrival order, the [[WJoinEngine]] (Hammad et al. Sec. 4: NLW-, HW- or MW-join)
+ * into one arrival order, the [[WJoinEngine]] (Hammad et al. Sec. 3: NLW-, HW- or MW-join)
  * finds the combinations, and the [[RowCodec]] turns each into an output row. Everything
  * Spark-specific about rows is in the codec; the algorithms live in `wjoin.core`.
  *

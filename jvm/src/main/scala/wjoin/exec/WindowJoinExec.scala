@@ -7,12 +7,12 @@ import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import wjoin.core.{Algorithm, TimeBands}
-import wjoin.plan.{WindowJoin, WindowJoinPlanner, WindowSpec}
-import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedAccess}
+import wjoin.core.TimeBands
+import wjoin.plan.{WindowJoin, WindowJoinPlanner}
+import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
 /**
- * Physical W-join of N inputs (Hammad et al. Sec. 4). Thin: it carries what the planner
+ * Physical W-join of N inputs (Hammad et al. Sec. 3). Thin: it carries what the planner
  * decided ([[WindowJoinPlanner]]), states what it needs from its children and hands each
  * partition to a [[WindowJoinEvaluator]].
  *
@@ -35,27 +35,21 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedAccess}
  * `timeBands` = 1 (setting `spark.wjoin.timeBands`, `WJoinConf`) all rows go to a single
  * partition instead.
  *
- * @param inputNames  input names, for EXPLAIN and metrics
  * @param timeColumns each input's event-time column
  * @param keys        each input's hash-key expressions; empty when there is no shared key
  * @param residual    the conjuncts the engine tests (the keys guarantee the others)
- * @param windows     the window constraints and their closed matrix
- * @param algorithm   the chosen algorithm (never auto here)
- * @param access      access path per input, range predicates, probe orders, expiration interval
  * @param output      the output columns: some of the children's, in input order
+ * @param planned     input names, windows, algorithm (never auto), access paths
  * @param children    the planned inputs
  * @param timeBands   the most time bands (= partitions) to use, >= 1; 1 means no band shuffle
  *                    (the planner gives 1 with a key or a ROWS window)
  */
 case class WindowJoinExec(
-    inputNames: Seq[String],
     timeColumns: Seq[Expression],
     keys: Seq[Seq[Expression]],
     residual: Seq[Expression],
-    windows: WindowSpec,
-    algorithm: Algorithm,
-    access: PlannedAccess,
     output: Seq[Attribute],
+    planned: PlannedJoin,
     children: Seq[SparkPlan],
     timeBands: Int = 1) extends BaseWindowJoinExec {
   require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
@@ -124,8 +118,8 @@ object WindowJoinExec {
 
   /** The batch node of `w` for a planner's `choice`. */
   def of(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan]): WindowJoinExec =
-    new WindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows, choice.algorithm,
-      choice.access, w.output, children, choice.timeBands)
+    new WindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output, WindowJoinPlanner.planned(w, choice),
+      children, choice.timeBands)
 
   /**
    * Kept for `WJoin.create`, which checks forced access paths against the analyzed condition:

@@ -32,16 +32,16 @@ import wjoin.plan.StreamingStatistics
 final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming: Boolean) extends Serializable {
   import WindowJoinMetrics._
 
-  private def opt(name: String): Option[SQLMetric] = all.get(name)
+  private def opt(m: Declared): Option[SQLMetric] = all.get(m.key)
 
   // Both modes.
-  val numOutputRows: SQLMetric = all(OutputRows)
-  val numInputRows: SQLMetric = all(InputRows)
-  val numNullRows: SQLMetric = all(NullRows)
-  val numEvictedRows: SQLMetric = all(EvictedRows)
-  val numComparisons: SQLMetric = all(Comparisons)
-  val numPredicateEvals: SQLMetric = all(PredicateEvals)
-  val numRefineRejections: SQLMetric = all(RefineRejections)
+  val numOutputRows: SQLMetric = all(OutputRows.key)
+  val numInputRows: SQLMetric = all(InputRows.key)
+  val numNullRows: SQLMetric = all(NullRows.key)
+  val numEvictedRows: SQLMetric = all(EvictedRows.key)
+  val numComparisons: SQLMetric = all(Comparisons.key)
+  val numPredicateEvals: SQLMetric = all(PredicateEvals.key)
+  val numRefineRejections: SQLMetric = all(RefineRejections.key)
   /** Per input, numInputRows<i>. */
   val numInputRowsOf: IndexedSeq[SQLMetric] = (0 until n).map(i => all(StreamingStatistics.inputRowsMetric(i)))
   // Batch only.
@@ -52,13 +52,13 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numTimeBands: Option[SQLMetric] = opt(TimeBands)
   val numReplicatedRows: Option[SQLMetric] = opt(ReplicatedRows)
   // Streaming only.
-  val numRowsDroppedByWatermark: Option[SQLMetric] = opt("numRowsDroppedByWatermark")
-  val numUpdatedStateRows: Option[SQLMetric] = opt("numUpdatedStateRows")
-  val numRemovedStateRows: Option[SQLMetric] = opt("numRemovedStateRows")
+  val numRowsDroppedByWatermark: Option[SQLMetric] = all.get("numRowsDroppedByWatermark")
+  val numUpdatedStateRows: Option[SQLMetric] = all.get("numUpdatedStateRows")
+  val numRemovedStateRows: Option[SQLMetric] = all.get("numRemovedStateRows")
   /** Per input, numStateRows<i> (streaming). */
-  val numStateRowsOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => opt(stateRows(i)))
+  val numStateRowsOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(stateRows(i)))
   /** Per input, numStateKeys<i> (streaming, hashed plans). */
-  val numStateKeysOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => opt(StreamingStatistics.stateKeysMetric(i)))
+  val numStateKeysOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(StreamingStatistics.stateKeysMetric(i)))
 
   /**
    * The one place a task's engine counters and input counters become metrics.
@@ -98,54 +98,47 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
 }
 
 object WindowJoinMetrics {
-  val OutputRows = "numOutputRows"
-  val InputRows = "numInputRows"
-  val NullRows = "numNullRows"
-  val EvictedRows = "numEvictedRows"
-  val Comparisons = "numComparisons"
-  val PredicateEvals = "numPredicateEvals"
-  val RefineRejections = "numRefineRejections"
-  val PeakBufferedRows = "peakBufferedRows"
-  val JoinTime = "joinTime"
-  val TimeBands = "numTimeBands"
-  val ReplicatedRows = "numReplicatedRows"
-  val ForeignCombinations = "numForeignCombinations"
-  val ExcludedCombinations = "numExcludedCombinations"
+  /** One metric: its key in the node's map and what the UI shows. */
+  final case class Declared(key: String, description: String)
+
+  val OutputRows = Declared("numOutputRows", "number of output rows")
+  val InputRows = Declared("numInputRows", "number of input rows")
+  val NullRows = Declared("numNullRows", "input rows with NULL time or key (never match)")
+  val EvictedRows = Declared("numEvictedRows", "rows evicted from windows")
+  val Comparisons = Declared("numComparisons", "time-stamp comparisons")
+  val PredicateEvals = Declared("numPredicateEvals", "predicate evaluations")
+  val RefineRejections =
+    Declared("numRefineRejections", "candidates of the GCA / LCA periods rejected by the true windows")
+  val PeakBufferedRows = Declared("peakBufferedRows", "peak buffered rows (sum over tasks)")
+  val JoinTime = Declared("joinTime", "W-join time incl. downstream")
+  val TimeBands = Declared("numTimeBands", "time bands")
+  val ReplicatedRows = Declared("numReplicatedRows", "row copies sent to a further time band")
+  val ForeignCombinations =
+    Declared("numForeignCombinations", "combinations dropped: earliest member in a later band")
+  val ExcludedCombinations =
+    Declared("numExcludedCombinations", "bidirectional: combinations left to the other direction")
   def stateRows(i: Int): String = s"numStateRows$i"
 
-  /** (name, description) of the counters both modes have, besides numOutputRows. */
-  private val common: Seq[(String, String)] = Seq(
-    InputRows -> "number of input rows",
-    NullRows -> "input rows with NULL time or key (never match)",
-    EvictedRows -> "rows evicted from windows",
-    Comparisons -> "time-stamp comparisons",
-    PredicateEvals -> "predicate evaluations",
-    RefineRejections -> "candidates of the GCA / LCA periods rejected by the true windows")
+  /** The counters both modes have, besides numOutputRows (Spark's own in streaming). */
+  private val common = Seq(InputRows, NullRows, EvictedRows, Comparisons, PredicateEvals, RefineRejections)
+  /** The batch-only counters (joinTime is a timing). */
+  private val batchOnly = Seq(PeakBufferedRows, TimeBands, ReplicatedRows, ForeignCombinations, ExcludedCombinations)
 
-  /** (name, description) of the batch-only counters. */
-  private val batchOnly: Seq[(String, String)] = Seq(
-    PeakBufferedRows -> "peak buffered rows (sum over tasks)",
-    TimeBands -> "time bands",
-    ReplicatedRows -> "row copies sent to a further time band",
-    ForeignCombinations -> "combinations dropped: earliest member in a later band",
-    ExcludedCombinations -> "bidirectional: combinations left to the other direction")
-
-  private def inputRows(names: Seq[String]): Seq[(String, String)] =
-    names.indices.map(i => StreamingStatistics.inputRowsMetric(i) -> s"input rows of ${names(i)}")
+  private def inputRows(names: Seq[String]): Seq[Declared] =
+    names.indices.map(i => Declared(StreamingStatistics.inputRowsMetric(i), s"input rows of ${names(i)}"))
 
   /** The batch node's metrics map. */
   def batchMetrics(sc: SparkContext, names: Seq[String]): Map[String, SQLMetric] =
-    ((OutputRows -> "number of output rows") +: (common ++ batchOnly ++ inputRows(names))).map { case (k, d) =>
-      k -> SQLMetrics.createMetric(sc, d)
-    }.toMap + (JoinTime -> SQLMetrics.createNanoTimingMetric(sc, "W-join time incl. downstream"))
+    ((OutputRows +: (common ++ batchOnly ++ inputRows(names))).map(m => m.key -> SQLMetrics.createMetric(sc, m.description))
+      :+ (JoinTime.key -> SQLMetrics.createNanoTimingMetric(sc, JoinTime.description))).toMap
 
   /**
    * The streaming node's own metrics, added by Spark's `StateStoreWriter` to its state
    * metrics (which hold numOutputRows, numRowsDroppedByWatermark, numUpdatedStateRows, ...).
    */
   def streamingCustomMetrics(names: Seq[String], hashed: Boolean): Seq[StatefulOperatorCustomMetric] =
-    (common ++ names.indices.map(i => stateRows(i) -> s"state rows of ${names(i)}") ++ inputRows(names) ++
-      (if (hashed) names.indices.map(i => StreamingStatistics.stateKeysMetric(i) ->
-        s"distinct keys of ${names(i)} in the batch's window (state and arrivals)") else Nil))
-      .map { case (k, d) => StatefulOperatorCustomSumMetric(k, d) }
+    (common ++ names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")) ++ inputRows(names) ++
+      (if (hashed) names.indices.map(i => Declared(StreamingStatistics.stateKeysMetric(i),
+        s"distinct keys of ${names(i)} in the batch's window (state and arrivals)")) else Nil))
+      .map(m => StatefulOperatorCustomSumMetric(m.key, m.description))
 }

@@ -23,7 +23,7 @@ import wjoin.core.{EngineRow, WindowMatrix}
  * }}}
  * in the default store of the operator, so it works the same on the HDFS-backed and the
  * RocksDB provider and needs no column families. A chunk is removed once none of its rows
- * can join again: eager mode (backward evaluation, Hammad et al. Sec. 4), when
+ * can join again: eager mode (backward evaluation, Hammad et al. Sec. 3), when
  * maxTime + horizon(input) <= W (inclusive: its rows are then out of reach of every future
  * row, which has time > W, so the ones already expired inside a kept chunk are harmless when
  * reloaded); ordered mode (forward evaluation, MW-join), when every row is swept. Forward

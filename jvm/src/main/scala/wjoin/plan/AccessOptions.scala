@@ -7,7 +7,7 @@ import wjoin.core.cost.{AccessPath, AccessRequest}
 
 /**
  * How the user asked for the windows to be searched and expired (access paths, Kang et al.
- * Sec. 3 and Golab & Özsu Sec. 4.1 for lazy expiration), as the text the API and the SQL
+ * Sec. 4.2; lazy expiration, Kang et al. Appendix A), as the text the API and the SQL
  * extension take. It is parsed once, where the [[WindowJoin]] is built ([[parse]]), so a bad
  * value fails at DataFrame construction and the logical node holds an [[AccessSpec]].
  *
@@ -31,7 +31,7 @@ final case class AccessOptions(paths: String = "auto", expiration: String = "0")
 }
 
 /**
- * The lazy expiration interval tau (Golab & Özsu, Sec. 4.1): how long expired rows may stay
+ * The lazy expiration interval tau (Kang et al. Appendix A): how long expired rows may stay
  * in a window before a purge removes them. The result never depends on it.
  */
 sealed abstract class Expiration {
@@ -40,7 +40,7 @@ sealed abstract class Expiration {
 }
 
 object Expiration {
-  /** The cost model picks tau (Kang et al. unit-time cost). */
+  /** The cost model picks tau (Kang et al. Sec. 4, unit-time cost). */
   case object Auto extends Expiration { def interval: Option[Long] = None }
   /** Every arrival evicts what it expired (tau = 0). */
   case object Eager extends Expiration { def interval: Option[Long] = Some(0L) }

@@ -38,7 +38,7 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
 }
 
 /**
- * Logical W-join of N >= 2 inputs (Hammad et al., Sec. 2): the bag of N-tuples (r_1..r_N), r_i from
+ * Logical W-join of N >= 2 inputs (Hammad et al. Sec. 3): the bag of N-tuples (r_1..r_N), r_i from
  * child i, for which `condition` holds and ts_i - ts_j <= windows.matrix.upper(i, j) for
  * every pair (all bounds inclusive).
  *

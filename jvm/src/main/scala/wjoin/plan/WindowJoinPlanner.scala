@@ -11,8 +11,8 @@ import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner}
  * Every planning decision of a W-join, batch or streaming, made from the logical
  * [[WindowJoin]] alone (no exec node, no job): the algorithm, the hash keys and the residual,
  * the access path per input and the probe orders (the unit-time cost model of Kang et al.
- * Sec. 3, with the access paths of the ICEIS 2005 study), the expiration interval, and how
- * the rows are partitioned.
+ * Sec. 4, access paths as in its Sec. 4.2 and the ICEIS 2005 study), the expiration
+ * interval, and how the rows are partitioned.
  *
  * {{{
  *   WindowJoin ──JoinConditionAnalysis──> keys, other conjuncts
@@ -27,7 +27,7 @@ import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner}
  * Rules, in order:
  *  - algorithm: the one asked for; auto = MW-join for streams with a ROWS window (only the
  *    ordered mode counts rows in event-time order), else [[Algorithm.auto]] (HW-join with a
- *    shared key, MW-join without, Hammad et al. Sec. 4);
+ *    shared key, MW-join without, Hammad et al. Sec. 3);
  *  - keys: the shared equality key, used unless the algorithm is NLW-join;
  *  - residual: every conjunct, minus the key equalities when every input is hashed (the
  *    buckets then guarantee them);
@@ -37,13 +37,13 @@ import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner}
  */
 object WindowJoinPlanner {
   /**
-   * The access-path part of the choice (Kang et al. Sec. 3), see [[AccessPlanner]].
+   * The access-path part of the choice (Kang et al. Sec. 4.2), see [[AccessPlanner]].
    *
    * @param paths           access path per input
    * @param bindings        band / inequality predicates usable to search an input's tree
    * @param rangeAttributes per input, the range attributes the bindings number
    * @param orders          probe order per origin (made valid through the join graph)
-   * @param tau             lazy expiration interval in time units (0: eager; Golab & Özsu Sec. 4.1)
+   * @param tau             lazy expiration interval in time units (0: eager; Kang et al. Appendix A)
    * @param decision        the costs behind the choice
    * @param integralTime    time columns are plain numbers (for rendering tau)
    */
@@ -85,6 +85,22 @@ object WindowJoinPlanner {
     /** Rows are put into per-key buckets: a key exists and the algorithm is not NLW-join. */
     def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
   }
+
+  /**
+   * The planner's decisions an exec node carries besides its expressions (which stay fields
+   * of the node, so Catalyst sees them: subqueries, canonicalization).
+   *
+   * @param inputNames input names, for EXPLAIN and metrics
+   * @param windows    the window constraints and their closed matrix
+   * @param algorithm  the chosen algorithm (never auto)
+   * @param access     access path per input, range predicates, probe orders, expiration interval
+   */
+  final case class PlannedJoin(inputNames: Seq[String], windows: WindowSpec, algorithm: Algorithm,
+      access: PlannedAccess)
+
+  /** What an exec node of `w` carries for `choice`. */
+  def planned(w: WindowJoin, choice: JoinChoice): PlannedJoin =
+    PlannedJoin(w.inputNames, w.windows, choice.algorithm, choice.access)
 
   /** The algorithm of `w`: the one asked for, else the auto rule (see the object comment). */
   def algorithmOf(w: WindowJoin, hasKey: Boolean): Algorithm =

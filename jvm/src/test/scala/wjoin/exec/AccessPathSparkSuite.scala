@@ -11,7 +11,7 @@ import wjoin.testkit.SharedSparkSession
 import wjoin.core.cost.AccessPath
 
 
-/** Issue 5 in Spark: band predicates, forced and cost-chosen access paths, EXPLAIN. */
+/** Access paths (Kang et al. Sec. 4.2, the ICEIS 2005 study) in Spark: band predicates, forced and cost-chosen access paths, EXPLAIN. */
 class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
   import spark.implicits._
 
