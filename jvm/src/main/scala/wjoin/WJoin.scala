@@ -274,7 +274,8 @@ object WJoin extends PredicateHelper {
     val output = WindowJoin.outputOf(children, times.head)
     access.expirationInterval(integral, "expirationInterval") // a bad length fails here
     val spec = WindowSpec(terms, matrix, integral, strategy)
-    val forward = WindowJoin(children, inputNames, times, condition, spec, algorithm, output, access)
+    val forward = WindowJoin(children, inputNames, times, condition, spec, Algorithm.parse(algorithm), output,
+      access.parse(inputNames, integral))
     val join = if (!bidirectional) forward else {
       val backward = reversedPath(terms, inputNames, spec)
       Union(Seq(forward, forward.copy(windows = backward)))

@@ -1,6 +1,7 @@
 package wjoin
 
 import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.exec.WindowJoinStrategy
 import wjoin.plan.{PruneWindowJoinOutput, PushFiltersIntoWindowJoin, WindowJoinChecks}
@@ -14,6 +15,8 @@ import wjoin.sql.{ResolveWindowJoinSql, WJoinSqlParser}
  */
 class WJoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // Registers the spark.wjoin.* settings with SQLConf, so a bad value fails when it is SET.
+    WJoinConf.register()
     // The papers' SQL: a window clause after the FROM clause (every other statement parses as before).
     extensions.injectParser((_, delegate) => new WJoinSqlParser(delegate))
     // A SQL W-join becomes the same WindowJoin as the DataFrame API's once its relations are resolved.

@@ -5,16 +5,16 @@ import java.util.concurrent.TimeUnit.NANOSECONDS
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, AttributeSet, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.operators.stateful._
 import org.apache.spark.sql.execution.streaming.state._
-import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.core.{Algorithm, EnginePlan, WindowMatrix}
-import wjoin.plan.{WindowJoin, WindowSpec}
+import wjoin.core.WindowMatrix
+import wjoin.plan.{WindowJoin, WindowJoinPlanner}
+import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
 /**
  * Streaming W-join of N streams: one stateful operator whose state lives in Spark's state
@@ -44,72 +44,52 @@ import wjoin.plan.{WindowJoin, WindowSpec}
  * a member newer than WL, so ts_1 > WL - horizon(1); ordered mode emits it when its oldest
  * member is at most the largest horizon H older than WL, so ts_1 > WL - H.
  *
- * @param inputNames          input names, for EXPLAIN and metrics
  * @param timeColumns         each input's event-time column (a timestamp with a watermark)
  * @param keys                each input's hash-key expressions; empty when there is no shared key
  * @param residual            the conjuncts the engine tests
- * @param windows             the window constraints and their closed matrix
- * @param algorithm           NLW / HW (eager) or MW (ordered)
- * @param access              access paths, range predicates, probe orders, expiration interval
  * @param output              the output columns
+ * @param planned             input names, windows, algorithm (never auto), access paths
  * @param stateInfo           where the state lives; None only when the plan is merely explained
  * @param lateWatermarkMs     WL in milliseconds (0: none yet)
  * @param evictionWatermarkMs W in milliseconds (0: none yet)
  * @param children            the planned inputs
  */
 case class StreamingWindowJoinExec(
-    inputNames: Seq[String],
     timeColumns: Seq[Expression],
     keys: Seq[Seq[Expression]],
     residual: Seq[Expression],
-    windows: WindowSpec,
-    algorithm: Algorithm,
-    access: WindowJoinExec.PlannedAccess,
     output: Seq[Attribute],
+    planned: PlannedJoin,
     stateInfo: Option[StatefulOperatorStateInfo],
     lateWatermarkMs: Long,
     evictionWatermarkMs: Long,
-    children: Seq[SparkPlan]) extends SparkPlan with StateStoreWriter {
+    children: Seq[SparkPlan]) extends BaseWindowJoinExec with StateStoreWriter {
 
-  private def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
+  override protected def streaming: Boolean = true
 
-  @transient lazy val enginePlan: EnginePlan = access.enginePlan(windows, algorithm, hashed)
-
-  /** Schema of the state store: chunks of rows, see [[StreamingWindowJoinEvaluator]]. */
-  private val stateKeySchema = new StructType().add("input", IntegerType).add("chunk", LongType)
-  private val stateValueSchema = new StructType().add("maxTime", LongType).add("rows", BinaryType)
+  /** Schema of the state store: chunks of rows, see [[WindowJoinStateStore]]. */
+  private def stateKeySchema = WindowJoinStateStore.keySchema
+  private def stateValueSchema = WindowJoinStateStore.valueSchema
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (windows.partitionedBy(keys)) {
+    if (hashPartitioned) {
       val partitions = stateInfo.map(_.numPartitions).getOrElse(conf.numShufflePartitions)
       keys.map(k => StatefulOpClusteredDistribution(k, partitions))
     } else children.map(_ => AllTuples)
 
-  override def requiredChildOrdering: Seq[Seq[SortOrder]] =
-    WindowJoinExec.arrivalOrdering(timeColumns, windows, children.map(_.output))
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = arrivalOrdering
 
   override def outputPartitioning: Partitioning = children.head.outputPartitioning match {
-    case p: HashPartitioning if windows.partitionedBy(keys) => PartitioningCollection(children.map(_.outputPartitioning))
+    case p: HashPartitioning if hashPartitioned => PartitioningCollection(children.map(_.outputPartitioning))
     case p => UnknownPartitioning(p.numPartitions)
   }
 
   override def shortName: String = "windowJoin"
 
-  override protected def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] = Seq(
-    StatefulOperatorCustomSumMetric("numInputRows", "number of input rows"),
-    StatefulOperatorCustomSumMetric("numNullRows", "input rows with NULL time or key (never match)"),
-    StatefulOperatorCustomSumMetric("numEvictedRows", "rows evicted from windows"),
-    StatefulOperatorCustomSumMetric("numComparisons", "time-stamp comparisons"),
-    StatefulOperatorCustomSumMetric("numPredicateEvals", "predicate evaluations"),
-    StatefulOperatorCustomSumMetric("numRefineRejections", "candidates of the GCA / LCA periods rejected by the true windows")
-  ) ++ inputNames.indices.map(i =>
-    StatefulOperatorCustomSumMetric(s"numStateRows$i", s"state rows of ${inputNames(i)}")) ++
-    inputNames.indices.map(i => StatefulOperatorCustomSumMetric(StreamingStatistics.inputRowsMetric(i),
-      s"input rows of ${inputNames(i)}")) ++
-    (if (hashed) inputNames.indices.map(i => StatefulOperatorCustomSumMetric(StreamingStatistics.stateKeysMetric(i),
-      s"distinct keys of ${inputNames(i)} in the batch's window (state and arrivals)")) else Nil)
+  override protected def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
+    WindowJoinMetrics.streamingCustomMetrics(inputNames, hashed)
 
   override def validateAndMaybeEvolveStateSchema(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
@@ -136,15 +116,15 @@ case class StreamingWindowJoinExec(
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = newInputWatermark > evictionWatermarkMs
 
   override def simpleString(maxFields: Int): String =
-    s"StreamingWindowJoin ${algorithm.name}${if (enginePlan.allHashed) " (hash)" else ""} " +
-      s"${if (enginePlan.forward) "ordered" else "eager"}, " +
-      WindowJoinExec.describe(inputNames, timeColumns, keys, residual, windows, enginePlan, access) +
+    s"StreamingWindowJoin $algorithmText ${if (enginePlan.forward) "ordered" else "eager"}, $joinDescription" +
       s", watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
       stateInfo.map(s => s"operator=${s.operatorId}, partitions=${s.numPartitions}").getOrElse("no state (not running)")
 
   override protected def doExecute(): RDD[InternalRow] = {
-    val evaluator = new StreamingWindowJoinEvaluator(children.map(_.output), timeColumns, keys, residual, output,
-      enginePlan, metrics, micros(lateWatermarkMs), micros(evictionWatermarkMs), access.rangeAttributes)
+    // Time and key columns are stored too: the engine is rebuilt from the state every batch.
+    val codec = rowCodec(storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references))
+    val evaluator = new StreamingWindowJoinEvaluator(codec, joinMetrics, micros(lateWatermarkMs),
+      micros(evictionWatermarkMs))
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
       children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
     val commitTime = longMetric("commitTimeMs")
@@ -182,9 +162,10 @@ case class StreamingWindowJoinExec(
 }
 
 object StreamingWindowJoinExec {
-  def apply(w: WindowJoin, choice: WindowJoinExec.JoinChoice, children: Seq[SparkPlan],
+  /** The streaming node of `w` for a planner's `choice` (see `WindowJoinStrategy`). */
+  def apply(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan],
       stateInfo: Option[StatefulOperatorStateInfo], lateWatermarkMs: Long,
       evictionWatermarkMs: Long): StreamingWindowJoinExec =
-    new StreamingWindowJoinExec(w.inputNames, w.timeColumns, choice.keys, choice.residual, w.windows,
-      choice.algorithm, choice.access, w.output, stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
+    new StreamingWindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output,
+      WindowJoinPlanner.planned(w, choice), stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
 }

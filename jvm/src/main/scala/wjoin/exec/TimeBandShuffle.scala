@@ -5,36 +5,9 @@ import org.apache.spark.rdd.{RDD, ShuffledRDD}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.{LeafExecNode, SortExec, UnsafeRowSerializer}
-import org.apache.spark.sql.execution.metric.SQLMetric
 import org.apache.spark.sql.types._
 
 import wjoin.core.{TimeBands, WindowMatrix}
-
-/**
- * How one input's event time is read from its rows (Spark-specific; the band arithmetic is
- * [[TimeBands]]).
- *
- * @param ordinal  the time column's position in the input's rows
- * @param dataType timestamp, timestamp_ntz (microseconds) or an integral type (units)
- * @param nullable whether the column may be NULL (such rows never match)
- */
-private[exec] final case class TimeColumn(ordinal: Int, dataType: DataType, nullable: Boolean) {
-  def isNull(row: InternalRow): Boolean = nullable && row.isNullAt(ordinal)
-  def read(row: InternalRow): Long = dataType match {
-    case IntegerType => row.getInt(ordinal).toLong
-    case ShortType => row.getShort(ordinal).toLong
-    case ByteType => row.getByte(ordinal).toLong
-    case _ => row.getLong(ordinal)
-  }
-}
-
-private[exec] object TimeColumn {
-  def of(attributes: Seq[Attribute], time: Attribute): TimeColumn = {
-    val ordinal = attributes.indexWhere(_.exprId == time.exprId)
-    require(ordinal >= 0, s"time column $time is not a column of its input")
-    TimeColumn(ordinal, time.dataType, time.nullable)
-  }
-}
 
 /** Sends each record to the partition its key names (the key is the band). */
 private[exec] final class BandPartitioner(override val numPartitions: Int) extends Partitioner {
@@ -81,11 +54,12 @@ private[exec] object TimeBandShuffle {
     val sketches = inputs.zip(times).zipWithIndex.flatMap { case ((rdd, time), i) =>
       rdd.mapPartitionsWithIndex { (p, rows) =>
         val rnd = new scala.util.Random(31L * i + p)
+        val readTime = time.reader
         val sample = new Array[Long](perPartition)
         var seen = 0L
         rows.foreach { row =>
           if (!time.isNull(row)) {
-            val t = time.read(row)
+            val t = readTime(row)
             if (seen < perPartition) sample(seen.toInt) = t
             else {
               val slot = (rnd.nextDouble() * (seen + 1)).toLong
@@ -113,12 +87,13 @@ private[exec] object TimeBandShuffle {
    * @param metrics    numInputRows, numInputRows`input`, numNullRows, numReplicatedRows
    */
   def partition(rows: RDD[InternalRow], input: Int, attributes: Seq[Attribute], time: Attribute,
-      bands: TimeBands, numPartitions: Int, metrics: Map[String, SQLMetric]): RDD[InternalRow] = {
+      bands: TimeBands, numPartitions: Int, metrics: WindowJoinMetrics): RDD[InternalRow] = {
     require(bands.count <= numPartitions, s"${bands.count} time bands do not fit into $numPartitions partitions")
     val column = TimeColumn.of(attributes, time)
+    val readTime = column.reader
     val types = attributes.map(_.dataType).toArray
     val (inputRows, ownRows, nullRows, copies) =
-      (metrics("numInputRows"), metrics(s"numInputRows$input"), metrics("numNullRows"), metrics("numReplicatedRows"))
+      (metrics.numInputRows, metrics.numInputRowsOf(input), metrics.numNullRows, metrics.numReplicatedRows.get)
     val keyed: RDD[(Int, InternalRow)] = rows.mapPartitions { it =>
       val toUnsafe = UnsafeProjection.create(types)
       it.flatMap { row =>
@@ -126,7 +101,7 @@ private[exec] object TimeBandShuffle {
         if (column.isNull(row)) { nullRows += 1; Iterator.empty }
         else {
           ownRows += 1
-          val t = column.read(row)
+          val t = readTime(row)
           val first = bands.firstBand(input, t)
           val last = bands.lastBand(t)
           copies += last - first

@@ -11,11 +11,11 @@ import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.plan.WindowJoin
+import wjoin.plan.{StreamingStatistics, WindowJoin, WindowJoinPlanner}
 
 /**
  * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs, as
- * [[StreamingWindowJoinExec]] over streams. Spark gives state info and watermarks only to
+ * [[StreamingWindowJoinExec]] over streams, as [[WindowJoinPlanner]] decides. Spark gives state info and watermarks only to
  * its own stateful operators, so the streaming node gets them here, from the micro-batch
  * being planned ([[SparkBridge.currentMicroBatch]]).
  */
@@ -41,7 +41,7 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
     SparkBridge.currentMicroBatch() match {
       case None => // explain() of a streaming DataFrame: nothing runs, so no state
         logInfo(s"Planning ${w.nodeName} without state: no micro-batch is being planned on this thread")
-        StreamingWindowJoinExec(w, WindowJoinExec.choose(w), children, None, 0L, 0L)
+        StreamingWindowJoinExec(w, WindowJoinPlanner.choose(w), children, None, 0L, 0L)
       case Some(batch) =>
         require(batch.outputMode == OutputMode.Append(),
           s"a streaming W-join emits each combination once and never updates it, so it supports output mode " +
@@ -55,10 +55,8 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
         }
         // Planned per micro-batch from what the recent ones showed (the engine is rebuilt
         // from the state store every batch, so paths and orders may change freely).
-        val choice = WindowJoinExec.choose(w, samples(batch.recentProgress, index, w.inputNames.size))
-        // Without a key every row goes to one partition, so there is one state store.
-        val partitions = if (w.windows.partitionedBy(choice.keys)) batch.numStateStores else 1
-        val info = batch.stateInfo(OperatorIdBase + index, partitions)
+        val choice = WindowJoinPlanner.choose(w, samples(batch.recentProgress, index, w.inputNames.size))
+        val info = batch.stateInfo(OperatorIdBase + index, WindowJoinPlanner.statePartitions(w, choice, batch.numStateStores))
         StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
     }
   }

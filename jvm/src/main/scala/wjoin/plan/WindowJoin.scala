@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
-import wjoin.core.{Durations, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
+import wjoin.core.{Algorithm, Durations, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
 
 /**
  * The window constraints of one W-join: the user's terms (kept for EXPLAIN and errors) and
@@ -38,27 +38,7 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
 }
 
 /**
- * How the user wants the windows searched and expired (issue 5); both are plain text,
- * checked when the W-join is built ([[wjoin.core.cost.AccessRequest.parse]], `Durations`).
- *
- * @param paths      "auto" (default; "cost" is a synonym), and/or per-input forced paths "A:hash, B:ttree"
- * @param expiration the lazy expiration interval tau: "0" (eager, default), "auto" or a length
- */
-final case class AccessOptions(paths: String = "auto", expiration: String = "0") {
-  /**
-   * tau in time units: None for "auto", 0 for eager ("0", "eager" or empty), else the length;
-   * a bad length fails, naming `what`.
-   */
-  def expirationInterval(integralTime: Boolean, what: String = "expiration interval"): Option[Long] =
-    expiration.trim.toLowerCase(java.util.Locale.ROOT) match {
-      case "auto" => None
-      case "eager" | "0" | "" => Some(0L)
-      case text => Some(Durations.parse(text, integralTime, what))
-    }
-}
-
-/**
- * Logical W-join of N >= 2 inputs (paper 000): the bag of N-tuples (r_1..r_N), r_i from
+ * Logical W-join of N >= 2 inputs (Hammad et al. Sec. 3): the bag of N-tuples (r_1..r_N), r_i from
  * child i, for which `condition` holds and ts_i - ts_j <= windows.matrix.upper(i, j) for
  * every pair (all bounds inclusive).
  *
@@ -80,9 +60,11 @@ final case class AccessOptions(paths: String = "auto", expiration: String = "0")
  * @param condition   the join predicate over the inputs' columns; equalities in it become
  *                    hash keys at planning time
  * @param windows     the window constraints and their closed matrix
- * @param algorithm   "auto", "nlw", "hw" or "mw"
+ * @param algorithm   the algorithm asked for; None = auto (the planner chooses,
+ *                    [[WindowJoinPlanner]])
  * @param outputColumns the output: columns of the children, in input order
- * @param access      access paths and expiration interval asked for
+ * @param access      access paths and expiration interval asked for, parsed and checked
+ *                    where the node is built ([[AccessOptions.parse]])
  */
 case class WindowJoin(
     children: Seq[LogicalPlan],
@@ -90,9 +72,9 @@ case class WindowJoin(
     timeColumns: Seq[Expression],
     condition: Option[Expression],
     windows: WindowSpec,
-    algorithm: String,
+    algorithm: Option[Algorithm],
     outputColumns: Seq[Attribute],
-    access: AccessOptions = AccessOptions()) extends LogicalPlan {
+    access: AccessSpec) extends LogicalPlan {
 
   override def output: Seq[Attribute] = outputColumns
 
@@ -102,10 +84,13 @@ case class WindowJoin(
   override def maxRows: Option[Long] = None
 
   override def simpleString(maxFields: Int): String =
-    s"WindowJoin $algorithm${if (windows.strategy == WindowStrategy.Auto) "" else s" ${windows.strategy}"}, inputs=[${inputNames.mkString(", ")}], " +
+    s"WindowJoin ${algorithmName}${if (windows.strategy == WindowStrategy.Auto) "" else s" ${windows.strategy}"}, inputs=[${inputNames.mkString(", ")}], " +
       s"time=[${timeColumns.map(_.sql).mkString(", ")}], windows=${windows.describe(inputNames)}" +
       condition.map(c => s", condition=${c.sql}").getOrElse("") +
-      (if (access == AccessOptions()) "" else s", access=${access.paths}, expiration=${access.expiration}")
+      (if (access.isDefault) "" else s", ${access.describe(inputNames, windows.integralTime)}")
+
+  /** The algorithm's name as the user gives it: "auto", "nlw", "hw" or "mw". */
+  def algorithmName: String = algorithm.fold("auto")(_.name)
 
   /**
    * EXPLAIN's cost mode (`df.explain("cost")`, `EXPLAIN COST`) prints the optimized logical
@@ -113,11 +98,7 @@ case class WindowJoin(
    * unit-time cost of the chosen plan and of the runner-up.
    */
   override def verboseStringWithSuffix(maxFields: Int): String = {
-    val planned = if (!resolved) "" else scala.util.Try {
-      val choice = wjoin.exec.WindowJoinExec.choose(this)
-      s", algorithm=${choice.algorithm.name}, " +
-        choice.access.describe(inputNames, forward = choice.algorithm == wjoin.core.Algorithm.MW)
-    }.getOrElse("")
+    val planned = if (!resolved) "" else WindowJoinPlanner.describe(this)
     super.verboseStringWithSuffix(maxFields) + planned
   }
 

@@ -19,12 +19,12 @@ object WindowJoinChecks extends (LogicalPlan => Unit) with PredicateHelper {
           .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
       if (streaming.nonEmpty) checkStreaming(w)
       WindowStrategy.requireExactWithRows(w.windows.strategy, w.windows.counted)
-      if (streaming.nonEmpty && w.windows.counted) require(Seq("auto", Algorithm.MW.name).contains(w.algorithm),
+      if (streaming.nonEmpty && w.windows.counted) require(w.algorithm.forall(_ == Algorithm.MW),
         s"ROWS windows on streams count rows in event-time order, which only the ordered mode sees (rows " +
-          s"arrive out of order within the watermark delay); this W-join asks for algorithm '${w.algorithm}'. " +
+          s"arrive out of order within the watermark delay); this W-join asks for algorithm '${w.algorithmName}'. " +
           "Use algorithm 'mw' or 'auto'.")
       val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), conditionWithFiltersAbove(plan, w))
-      require(w.algorithm != Algorithm.HW.name || analysis.hasKey,
+      require(!w.algorithm.contains(Algorithm.HW) || analysis.hasKey,
         "algorithm 'hw' (hash W-join) needs an equality key shared by all inputs, e.g. on=\"obj_id\" or " +
           s"A.k = B.k AND B.k = C.k over every input; this W-join has none. Use 'auto', 'mw' or 'nlw'.")
     case _ =>

@@ -9,9 +9,10 @@ import org.apache.spark.sql.functions.col
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
+
 import wjoin.exec.WindowJoinExec
 import wjoin.plan.WindowJoin
-import wjoin.spark.SharedSparkSession
+import wjoin.testkit.SharedSparkSession
 
 /**
  * Every SQL form of the W-join against the DataFrame API (`WJoin(...)`) on the same data:

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkSqlParser
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.spark.SharedSparkSession
+import wjoin.testkit.SharedSparkSession
 
 /**
  * Statements without a W-join parse exactly as Spark's own parser parses them: no window

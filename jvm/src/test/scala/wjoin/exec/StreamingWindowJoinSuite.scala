@@ -1,4 +1,4 @@
-package wjoin.streaming
+package wjoin.exec
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, window}
@@ -6,7 +6,7 @@ import org.apache.spark.sql.streaming.StreamingQueryException
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
-import wjoin.spark.SharedSparkSession
+import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
 
 class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
   import StreamingHarness.wjoin

@@ -1,14 +1,15 @@
-package wjoin.spark
+package wjoin.exec
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.SimpleMode
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.functions.{abs, col}
+import org.apache.spark.sql.wjoin.WJoinConf
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
 import wjoin.core.WindowMatrix
-import wjoin.exec.WindowJoinExec
+import wjoin.testkit.SharedSparkSession
 
 /** Keyless batch W-joins partitioned into event-time bands give exactly the one-partition answer. */
 class TimeBandSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
@@ -26,10 +27,10 @@ class TimeBandSparkSuite extends AnyFunSuite with SharedSparkSession with Adapti
 
   private def withBands[T](bands: Option[Int])(f: => T): T = {
     bands match {
-      case Some(b) => spark.conf.set(WindowJoinExec.TimeBandsConf, b.toString)
-      case None => spark.conf.unset(WindowJoinExec.TimeBandsConf)
+      case Some(b) => spark.conf.set(WJoinConf.TimeBandsKey, b.toString)
+      case None => spark.conf.unset(WJoinConf.TimeBandsKey)
     }
-    try f finally spark.conf.unset(WindowJoinExec.TimeBandsConf)
+    try f finally spark.conf.unset(WJoinConf.TimeBandsKey)
   }
 
   private def sorted(df: DataFrame): Seq[String] = df.collect().map(_.mkString(",")).sorted.toSeq
@@ -124,7 +125,7 @@ class TimeBandSparkSuite extends AnyFunSuite with SharedSparkSession with Adapti
   test("a bad band count is reported at planning") {
     val inputs = (0 until 2).map(i => input(80 + i, 10, 10))
     val e = intercept[IllegalArgumentException](withBands(None) {
-      spark.conf.set(WindowJoinExec.TimeBandsConf, "0")
+      spark.conf.set(WJoinConf.TimeBandsKey, "0")
       wjoin(inputs, "WINDOW = 4", "mw", residual = false).queryExecution.executedPlan
     })
     assert(e.getMessage.contains("spark.wjoin.timeBands must be an integer >= 1"), e.getMessage)

@@ -1,4 +1,4 @@
-package wjoin.spark
+package wjoin.exec
 
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.col
@@ -6,7 +6,8 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
-import wjoin.exec.WindowJoinExec
+import wjoin.testkit.SharedSparkSession
+
 import wjoin.implicits._
 
 class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {

@@ -1,4 +1,4 @@
-package wjoin.spark
+package wjoin.exec
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.SimpleMode
@@ -6,7 +6,8 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
-import wjoin.exec.WindowJoinExec
+import wjoin.testkit.SharedSparkSession
+
 
 /** Window strategies (GCA / LCA / exact) and bidirectional path queries through Spark. */
 class WindowStrategySparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {

@@ -1,4 +1,4 @@
-package wjoin.spark
+package wjoin.exec
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.{CostMode, SimpleMode}
@@ -7,10 +7,11 @@ import org.apache.spark.sql.functions.{abs, col}
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
+import wjoin.testkit.SharedSparkSession
 import wjoin.core.cost.AccessPath
-import wjoin.exec.WindowJoinExec
 
-/** Issue 5 in Spark: band predicates, forced and cost-chosen access paths, EXPLAIN. */
+
+/** Access paths (Kang et al. Sec. 4.2, the ICEIS 2005 study) in Spark: band predicates, forced and cost-chosen access paths, EXPLAIN. */
 class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
   import spark.implicits._
 

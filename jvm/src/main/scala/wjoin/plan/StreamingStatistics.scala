@@ -1,10 +1,10 @@
-package wjoin.exec
+package wjoin.plan
 
 import wjoin.core.cost.InputStats
 
 /**
- * Statistics of a streaming W-join's inputs from the query's recent micro-batches (issue 5),
- * for planning the next one. The streaming engine is rebuilt from the state store in every
+ * Statistics of a streaming W-join's inputs from the query's recent micro-batches, for
+ * planning the next one's access paths (Kang et al. Sec. 4.2). The streaming engine is rebuilt from the state store in every
  * micro-batch, so access paths and probe orders may change from one batch to the next without
  * moving any state; each batch is planned with what the batches before it showed.
  *

@@ -1,4 +1,4 @@
-package wjoin.streaming
+package wjoin.testkit
 
 import java.nio.file.Files
 import java.util.concurrent.ConcurrentHashMap

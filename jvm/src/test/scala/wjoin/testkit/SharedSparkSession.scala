@@ -1,4 +1,4 @@
-package wjoin.spark
+package wjoin.testkit
 
 import org.apache.spark.sql.SparkSession
 import org.scalatest.{BeforeAndAfterAll, Suite}

@@ -1,4 +1,4 @@
-package wjoin.exec
+package wjoin.plan
 
 import scala.util.Try
 

@@ -1,0 +1,86 @@
+package wjoin.exec
+
+import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, RowOrdering, SortOrder}
+import org.apache.spark.sql.execution.SparkPlan
+
+import wjoin.core.{Algorithm, EnginePlan, StreamRows}
+import wjoin.plan.WindowSpec
+import wjoin.plan.WindowJoinPlanner.{PlannedAccess, PlannedJoin}
+
+/**
+ * What the batch ([[WindowJoinExec]]) and the streaming ([[StreamingWindowJoinExec]]) W-join
+ * nodes share (one trait, as Sedona's `TraitJoinQueryExec` for its join nodes): the planner's
+ * decisions they carry, the engine plan, the arrival ordering they require of their children,
+ * the row codec and typed metrics their evaluators get, and EXPLAIN's common text.
+ *
+ * {{{
+ *   WindowJoinPlanner.JoinChoice ──> BaseWindowJoinExec ──enginePlan / rowCodec / joinMetrics──> evaluator
+ *                                     ├─ WindowJoinExec           (batch: hash, time bands or one partition)
+ *                                     └─ StreamingWindowJoinExec  (state store per partition)
+ * }}}
+ */
+trait BaseWindowJoinExec extends SparkPlan {
+  /** The planner's decisions besides the expressions: names, windows, algorithm, access paths. */
+  def planned: PlannedJoin
+  /** Input names, for EXPLAIN and metrics. */
+  def inputNames: Seq[String] = planned.inputNames
+  /** Each input's event-time column. */
+  def timeColumns: Seq[Expression]
+  /** Each input's hash-key expressions; empty when there is no shared key. */
+  def keys: Seq[Seq[Expression]]
+  /** The conjuncts the engine tests (the keys guarantee the others). */
+  def residual: Seq[Expression]
+  /** The window constraints and their closed matrix. */
+  def windows: WindowSpec = planned.windows
+  /** The chosen algorithm (never auto). */
+  def algorithm: Algorithm = planned.algorithm
+  /** Access path per input, range predicates, probe orders, expiration interval. */
+  def access: PlannedAccess = planned.access
+  /** Whether the node is the streaming one. */
+  protected def streaming: Boolean
+
+  /** Rows go to per-key buckets: a shared key, and not NLW-join. */
+  def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
+
+  /** Children are hash-partitioned on the keys (not with ROWS windows, whose counts span keys). */
+  def hashPartitioned: Boolean = windows.partitionedBy(keys)
+
+  @transient lazy val enginePlan: EnginePlan = access.enginePlan(windows, algorithm, hashed)
+
+  /** The node's metrics, typed. */
+  def joinMetrics: WindowJoinMetrics = new WindowJoinMetrics(metrics, inputNames.size, streaming)
+
+  /** The row codec of the evaluators; `storeAlso`: columns to buffer besides output and residual. */
+  protected def rowCodec(storeAlso: Seq[Attribute] = Nil): RowCodec =
+    new RowCodec(children.map(_.output), timeColumns, keys, residual, output, enginePlan, storeAlso,
+      access.rangeAttributes)
+
+  /**
+   * Each input's order: event time. An input with a ROWS window also orders rows of equal
+   * time by its other (orderable) columns, so which of them "arrived" last, and so which are
+   * in the window, does not depend on how Spark shuffled them; identical rows are
+   * interchangeable, so the result is deterministic.
+   */
+  protected def arrivalOrdering: Seq[Seq[SortOrder]] = {
+    val limits = windows.rowLimits
+    timeColumns.indices.map { i =>
+      val tieBreak = if (limits(i) == StreamRows.NoLimit) Nil
+        else children(i).output.filter(a => a.semanticHash() != timeColumns(i).semanticHash() &&
+          RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending))
+      SortOrder(timeColumns(i), Ascending) +: tieBreak
+    }
+  }
+
+  /** "mw" or "hw (hash)": the algorithm, and whether every input is hashed. */
+  protected def algorithmText: String = s"${algorithm.name}${if (enginePlan.allHashed) " (hash)" else ""}"
+
+  /** The part of EXPLAIN's node line that batch and streaming W-joins share. */
+  protected def joinDescription: String = {
+    val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
+    s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
+      s"windows=${windows.describe(inputNames)}" +
+      (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
+      s", window strategy=${enginePlan.describeStrategy(inputNames, windows.render)}" +
+      s", probe order=[${enginePlan.describe(inputNames)}], " + access.describe(inputNames, enginePlan.forward)
+  }
+}

@@ -1,0 +1,119 @@
+package wjoin.exec
+
+import org.apache.spark.sql.catalyst.InternalRow
+
+import wjoin.core.{EngineRow, StreamRows, WJoinEngine}
+
+/**
+ * The N time-sorted inputs of one partition merged into one arrival order (the papers'
+ * streams, Hammad et al. Sec. 3), with the rules for rows that cannot join written once, for
+ * batch and streaming alike:
+ *
+ * {{{
+ *   input 0 ─┐  read row r of input i (counted: rowsRead, rowsReadOf(i))
+ *   input 1 ─┼─> time NULL                      -> dropped, nullRows
+ *   ...      │   time <= lateBound (streaming)   -> dropped, lateRows
+ *   input N ─┘   key NULL (hashed plan)          -> nullRows; kept as a count-only row when
+ *                                                   input i has a ROWS window, else dropped
+ *                else                            -> EngineRow(i, t, key, stored copy), offered(i)
+ *   emitted in order of (time, input): the smallest head time first, ties to the lower input
+ * }}}
+ *
+ * A count-only row is an [[EngineRow]] whose key is null in a hashed plan: it never matches
+ * but takes its place among input i's last k rows (Golab & Özsu Sec. 3.6: count-based windows, the
+ * ROWS form), so a ROWS window holds the last k rows of the input, not of its joinable rows.
+ * Only inputs with a ROWS window keep such rows: elsewhere they change no result.
+ *
+ * Each input must be sorted by time (the exec node requires it); the merge then yields the
+ * rows in [[wjoin.core.MicroBatchWJoin.ArrivalOrder]]. Every emitted row is a copy
+ * ([[RowCodec.storer]]): inputs may reuse their row objects.
+ *
+ * @param inputs    the inputs' rows, each sorted by event time
+ * @param codec     time, key and stored form of each input's rows
+ * @param lateBound streaming: time (in the time column's unit) at or before which a row is
+ *                  late (Spark's watermark of the previous batch); None for batch
+ */
+final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, lateBound: Option[Long] = None)
+    extends Iterator[EngineRow] {
+  import InputMerger.isCountOnly
+
+  private val n = inputs.length
+  require(n == codec.n, s"${inputs.length} inputs for a W-join of ${codec.n}")
+  private val plan = codec.plan
+  private val times = Array.tabulate(n)(codec.time(_).reader)
+  private val keyOf = Array.tabulate(n)(codec.keyReader(_))
+  private val copiers = Array.tabulate(n)(codec.storer)
+  private val keepCountOnly = Array.tabulate(n)(i => plan.hashed && plan.rowLimit(i) != StreamRows.NoLimit)
+  private val late = lateBound.getOrElse(Long.MinValue)
+  private val hasLateBound = lateBound.isDefined
+  private val heads = new Array[EngineRow](n)
+
+  /** Rows read, of every kind. */
+  var rowsRead = 0L
+  /** Per input, the rows read (late and NULL ones included). */
+  val rowsReadOf = new Array[Long](n)
+  /** Rows with a NULL time, or a NULL key in a hashed plan: they never match. */
+  var nullRows = 0L
+  /** Streaming: rows at or before the late bound, dropped. */
+  var lateRows = 0L
+  /** Per input, the rows emitted that can join (not count-only). */
+  val offered = new Array[Long](n)
+
+  (0 until n).foreach(fetch)
+
+  private def fetch(i: Int): Unit = {
+    heads(i) = null
+    val in = inputs(i)
+    val time = codec.time(i)
+    while (heads(i) == null && in.hasNext) {
+      val r = in.next()
+      rowsRead += 1
+      rowsReadOf(i) += 1
+      if (time.isNull(r)) nullRows += 1
+      else {
+        val t = times(i)(r)
+        if (hasLateBound && t <= late) lateRows += 1
+        else {
+          val key = keyOf(i)(r)
+          if (plan.hashed && key == null) {
+            nullRows += 1
+            if (keepCountOnly(i)) heads(i) = EngineRow(i, t, null, copiers(i)(r))
+          } else {
+            offered(i) += 1
+            heads(i) = EngineRow(i, t, key, copiers(i)(r))
+          }
+        }
+      }
+    }
+  }
+
+  def hasNext: Boolean = {
+    var i = 0
+    while (i < n && heads(i) == null) i += 1
+    i < n
+  }
+
+  /** The row of least time (ties: least input index). */
+  def next(): EngineRow = {
+    var best = -1
+    var i = 0
+    while (i < n) {
+      if (heads(i) != null && (best < 0 || heads(i).time < heads(best).time)) best = i
+      i += 1
+    }
+    if (best < 0) throw new NoSuchElementException("all W-join inputs are exhausted")
+    val r = heads(best)
+    fetch(best)
+    r
+  }
+
+  /** Hands `r` to a batch engine: offered, or counted only ([[isCountOnly]]). */
+  def feed(engine: WJoinEngine, r: EngineRow): Unit =
+    if (isCountOnly(plan.hashed, r)) engine.countOnly(r.input, r.time)
+    else engine.offer(r.input, r.time, r.key, r.row)
+}
+
+object InputMerger {
+  /** A row that only takes its place in a ROWS window: a NULL key in a hashed plan. */
+  def isCountOnly(hashed: Boolean, r: EngineRow): Boolean = hashed && r.key == null
+}

@@ -1,0 +1,168 @@
+package wjoin.exec
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
+
+import wjoin.core.{EngineRow, WindowMatrix}
+
+/**
+ * The state of one partition of a streaming W-join in Spark's state store, kept apart from
+ * the operator as Spark keeps `SymmetricHashJoinStateManager` apart from
+ * `StreamingSymmetricHashJoinExec`. Rows are stored in chunks: the rows one input contributed
+ * in one micro-batch, packed into one value, so a batch costs one store write per input, not
+ * one per row:
+ * {{{
+ *   key (input: int, chunk: bigint = batch id) -> value (maxTime: bigint, rows: binary)
+ *        rows = (time: bigint, size: int, UnsafeRow bytes)*
+ *   key (-1, 0) -> (frontier time, frontier input as 4 bytes)    ordered mode: the sweep's progress
+ * }}}
+ * in the default store of the operator, so it works the same on the HDFS-backed and the
+ * RocksDB provider and needs no column families. A chunk is removed once none of its rows
+ * can join again: eager mode (backward evaluation, Hammad et al. Sec. 3), when
+ * maxTime + horizon(input) <= W (inclusive: its rows are then out of reach of every future
+ * row, which has time > W, so the ones already expired inside a kept chunk are harmless when
+ * reloaded); ordered mode (forward evaluation, MW-join), when every row is swept. Forward
+ * evaluation sweeps in (time, input) order, so the swept rows are exactly those up to the
+ * frontier, and a reload skips them.
+ *
+ * Every batch rebuilds the engine from the store ([[load]]: rows point into the chunks'
+ * bytes, no copy). The store is the only state: a restarted batch reloads the version it
+ * started from and computes the same output and the same chunks.
+ *
+ * @param store     this partition's store (updated, not committed, by [[save]])
+ * @param batchId   the micro-batch: the id of the chunks it writes
+ * @param codec     the stored form of each input's rows (and their keys)
+ * @param watermark W, this batch's eviction watermark, in the time column's unit
+ */
+final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCodec, watermark: Long) {
+  private val n = codec.n
+  private val plan = codec.plan
+  private val keyOfStored: Array[InternalRow => AnyRef] =
+    Array.tabulate(n)(i => codec.keyReader(i, codec.storedAttributes(i)))
+  private val keyProjection = UnsafeProjection.create(Array[DataType](IntegerType, LongType))
+  private val valueProjection = UnsafeProjection.create(Array[DataType](LongType, BinaryType))
+  private val keyFields = new GenericInternalRow(2)
+  private val frontierKey = key(-1, 0L).copy()
+  /** Per chunk still stored: (input, chunk id, max time, rows). */
+  private val chunks = mutable.ArrayBuffer.empty[(Int, Long, Long, Long)]
+  private val packers = Array.fill(n)(new java.io.ByteArrayOutputStream(4096))
+  private val packed = packers.map(new java.io.DataOutputStream(_))
+  private val newMax = Array.fill(n)(Long.MinValue)
+  private val newRows = new Array[Long](n)
+  private val copyBuffer = new Array[Byte](4096)
+  /** Ordered mode: the last swept (time, input); rows up to it are gone. */
+  private var frontierTime = Long.MinValue
+  private var frontierInput = Int.MaxValue
+  /** Per input, the rows the state holds now. */
+  val live = new Array[Long](n)
+  /**
+   * Hashed plans: per input, the distinct keys among the rows this batch held (loaded and
+   * arrived), for the next batch's planning ([[wjoin.plan.StreamingStatistics]]). A planning
+   * metric: one hash-set insertion per row.
+   */
+  val keysSeen: Array[mutable.HashSet[AnyRef]] = Array.fill(n)(mutable.HashSet.empty[AnyRef])
+  /** Rows written by this batch. */
+  var added = 0L
+  /** Rows dropped by this batch (whole chunks, or new rows already out of reach). */
+  var removed = 0L
+
+  private def key(i: Int, chunk: Long): UnsafeRow = {
+    keyFields.setInt(0, i)
+    keyFields.setLong(1, chunk)
+    keyProjection(keyFields)
+  }
+
+  private def swept(t: Long, i: Int): Boolean =
+    frontierTime != Long.MinValue && (t < frontierTime || (t == frontierTime && i <= frontierInput))
+
+  /** The rows of every stored chunk, minus (ordered mode) those already swept. */
+  def load(): Seq[EngineRow] = {
+    val found = mutable.ArrayBuffer.empty[(Int, Long, Array[Byte], Long)]
+    val it = store.iterator()
+    while (it.hasNext) {
+      val pair = it.next()
+      if (pair.key.getInt(0) < 0) {
+        frontierTime = pair.value.getLong(0)
+        frontierInput = java.nio.ByteBuffer.wrap(pair.value.getBinary(1)).getInt()
+      } else found += ((pair.key.getInt(0), pair.key.getLong(1), pair.value.getBinary(1), pair.value.getLong(0)))
+    }
+    val rows = Vector.newBuilder[EngineRow]
+    for ((i, chunk, bytes, maxTime) <- found) {
+      val in = java.nio.ByteBuffer.wrap(bytes)
+      val width = codec.storedAttributes(i).size
+      var count = 0L
+      while (in.hasRemaining) {
+        val t = in.getLong()
+        val size = in.getInt()
+        if (!(plan.forward && swept(t, i))) {
+          val row = new UnsafeRow(width)
+          row.pointTo(bytes, Platform.BYTE_ARRAY_OFFSET + in.position(), size)
+          val key = keyOfStored(i)(row)
+          rows += EngineRow(i, t, key, row)
+          if (plan.hashed && key != null) keysSeen(i) += key
+          live(i) += 1
+        }
+        in.position(in.position() + size)
+        count += 1
+      }
+      chunks += ((i, chunk, maxTime, count))
+    }
+    rows.result()
+  }
+
+  /** A new row of input i: packed into this batch's chunk of i. */
+  def add(i: Int, t: Long, row: UnsafeRow, key: AnyRef): Unit = {
+    if (plan.hashed && key != null) keysSeen(i) += key
+    val out = packed(i)
+    out.writeLong(t)
+    out.writeInt(row.getSizeInBytes)
+    row.writeToStream(out, copyBuffer)
+    if (t > newMax(i)) newMax(i) = t
+    newRows(i) += 1
+    live(i) += 1
+    added += 1
+  }
+
+  /** The engine dropped a row (eager: out of reach; ordered: swept). */
+  def evicted(i: Int, t: Long): Unit = {
+    live(i) -= 1
+    if (plan.forward && (frontierTime == Long.MinValue || t > frontierTime ||
+        (t == frontierTime && i > frontierInput))) {
+      frontierTime = t
+      frontierInput = i
+    }
+  }
+
+  private def done(i: Int, maxTime: Long): Boolean =
+    if (plan.forward) swept(maxTime, i)
+    else WindowMatrix.add(maxTime, plan.horizon(i)) <= watermark
+
+  /** Writes this batch's chunks, drops the chunks no row of which can join again. */
+  def save(): Unit = {
+    for (i <- 0 until n if newRows(i) > 0) {
+      packed(i).flush()
+      val value = valueProjection(new GenericInternalRow(Array[Any](newMax(i), packers(i).toByteArray)))
+      if (done(i, newMax(i))) removed += newRows(i)
+      else { store.put(key(i, batchId), value); chunks += ((i, batchId, newMax(i), newRows(i))) }
+    }
+    for ((i, chunk, maxTime, count) <- chunks if chunk != batchId && done(i, maxTime)) {
+      store.remove(key(i, chunk))
+      removed += count
+    }
+    if (plan.forward && frontierTime != Long.MinValue)
+      store.put(frontierKey, valueProjection(new GenericInternalRow(
+        Array[Any](frontierTime, java.nio.ByteBuffer.allocate(4).putInt(frontierInput).array()))))
+  }
+}
+
+object WindowJoinStateStore {
+  /** Key schema of the store: (input, chunk). */
+  val keySchema: StructType = new StructType().add("input", IntegerType).add("chunk", LongType)
+  /** Value schema of the store: (max time of the chunk, packed rows). */
+  val valueSchema: StructType = new StructType().add("maxTime", LongType).add("rows", BinaryType)
+}

@@ -1,0 +1,169 @@
+package wjoin.plan
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.wjoin.WJoinConf
+
+import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, TimeBands}
+import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner}
+
+/**
+ * Every planning decision of a W-join, batch or streaming, made from the logical
+ * [[WindowJoin]] alone (no exec node, no job): the algorithm, the hash keys and the residual,
+ * the access path per input and the probe orders (the unit-time cost model of Kang et al.
+ * Sec. 4, access paths as in its Sec. 4.2 and the ICEIS 2005 study), the expiration
+ * interval, and how the rows are partitioned.
+ *
+ * {{{
+ *   WindowJoin ──JoinConditionAnalysis──> keys, other conjuncts
+ *              ──RangePredicates────────> range bindings (band / inequality conjuncts)
+ *              ──InputStatistics / StreamingStatistics──> per-input statistics
+ *              ──AccessPlanner──────────> paths, probe orders, tau, costs
+ *              ──WJoinConf.timeBands────> time bands (batch, no shared key)
+ *   = JoinChoice  ──> WindowJoinExec / StreamingWindowJoinExec (WindowJoinStrategy)
+ *                 ──> the EXPLAIN COST suffix of the logical node
+ * }}}
+ *
+ * Rules, in order:
+ *  - algorithm: the one asked for; auto = MW-join for streams with a ROWS window (only the
+ *    ordered mode counts rows in event-time order), else [[Algorithm.auto]] (HW-join with a
+ *    shared key, MW-join without, Hammad et al. Sec. 3);
+ *  - keys: the shared equality key, used unless the algorithm is NLW-join;
+ *  - residual: every conjunct, minus the key equalities when every input is hashed (the
+ *    buckets then guarantee them);
+ *  - partitioning: hash on the keys when there are keys and no ROWS window; else, batch only,
+ *    event-time bands when the window matrix bounds every input's reach and
+ *    [[WJoinConf.timeBands]] > 1; else one partition.
+ */
+object WindowJoinPlanner {
+  /**
+   * The access-path part of the choice (Kang et al. Sec. 4.2), see [[AccessPlanner]].
+   *
+   * @param paths           access path per input
+   * @param bindings        band / inequality predicates usable to search an input's tree
+   * @param rangeAttributes per input, the range attributes the bindings number
+   * @param orders          probe order per origin (made valid through the join graph)
+   * @param tau             lazy expiration interval in time units (0: eager; Kang et al. Appendix A)
+   * @param decision        the costs behind the choice
+   * @param integralTime    time columns are plain numbers (for rendering tau)
+   */
+  final case class PlannedAccess(paths: Seq[AccessPath], bindings: Seq[RangeBinding],
+      rangeAttributes: Seq[Seq[Expression]], orders: Seq[Seq[Int]], tau: Long, decision: AccessDecision,
+      integralTime: Boolean) {
+    /** The engine's plan for these paths (MW-join sweeps, so it never expires lazily). */
+    def enginePlan(windows: WindowSpec, algorithm: Algorithm, hashed: Boolean): EnginePlan =
+      new EnginePlan(windows.matrix, algorithm, hashed, paths, bindings, orders,
+        expirationInterval = if (algorithm == Algorithm.MW) 0L else tau, requestedStrategy = windows.strategy,
+        exclude = windows.excluding.map(_.matrix), rowLimits = windows.rowLimits)
+
+    /** "A=hash, B=ttree(B.x)", the expiration interval, and the costs. */
+    def describe(names: Seq[String], forward: Boolean = false): String = {
+      val ps = paths.indices.map { j =>
+        val attr = bindings.find(_.target == j).map(b => rangeAttributes(j)(b.targetAttr).sql)
+        s"${names(j)}=${paths(j).name}" +
+          (if (paths(j).answersRanges && paths(j) != AccessPath.Scan) attr.fold("")(a => s"($a)") else "")
+      }
+      s"access paths=[${ps.mkString(", ")}], expiration=" +
+        (if (forward) "after sweep" else if (tau == 0) "eager" else s"every ${Durations.render(tau, integralTime)}") +
+        s", ${decision.describe(names)}"
+    }
+  }
+
+  /**
+   * What planning decides for a logical W-join.
+   *
+   * @param keys      each input's hash-key expressions; empty when there is no shared key
+   * @param algorithm the algorithm (never auto)
+   * @param residual  the conjuncts the engine tests (hash buckets guarantee the key equalities)
+   * @param access    access paths, range predicates, probe orders, expiration interval
+   * @param timeBands batch without a hash partitioning: the most time bands (partitions), >= 1;
+   *                  1 = one partition. Always 1 for streams and with hash partitioning.
+   */
+  final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression],
+      access: PlannedAccess, timeBands: Int = 1) {
+    require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
+    /** Rows are put into per-key buckets: a key exists and the algorithm is not NLW-join. */
+    def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
+  }
+
+  /**
+   * The planner's decisions an exec node carries besides its expressions (which stay fields
+   * of the node, so Catalyst sees them: subqueries, canonicalization).
+   *
+   * @param inputNames input names, for EXPLAIN and metrics
+   * @param windows    the window constraints and their closed matrix
+   * @param algorithm  the chosen algorithm (never auto)
+   * @param access     access path per input, range predicates, probe orders, expiration interval
+   */
+  final case class PlannedJoin(inputNames: Seq[String], windows: WindowSpec, algorithm: Algorithm,
+      access: PlannedAccess)
+
+  /** What an exec node of `w` carries for `choice`. */
+  def planned(w: WindowJoin, choice: JoinChoice): PlannedJoin =
+    PlannedJoin(w.inputNames, w.windows, choice.algorithm, choice.access)
+
+  /** The algorithm of `w`: the one asked for, else the auto rule (see the object comment). */
+  def algorithmOf(w: WindowJoin, hasKey: Boolean): Algorithm =
+    w.algorithm.getOrElse(if (w.isStreaming && w.windows.counted) Algorithm.MW else Algorithm.auto(hasKey))
+
+  /**
+   * Keys, algorithm, residual and access paths of `w`, batch or streaming alike (one
+   * partition; see [[batch]] for time bands).
+   *
+   * @param recent streaming: what the query's recent micro-batches showed of this W-join
+   *               ([[StreamingStatistics]]); empty = the assumed statistics
+   */
+  def choose(w: WindowJoin, recent: Seq[StreamingStatistics.Sample] = Nil): JoinChoice = {
+    val names = w.inputNames
+    val inputs = w.children.map(_.outputSet)
+    val analysis = JoinConditionAnalysis(inputs, w.condition)
+    val algorithm = algorithmOf(w, analysis.hasKey)
+    val keyed = algorithm != Algorithm.NLW && analysis.hasKey
+    val ranges = RangePredicates(inputs, analysis.otherConjuncts)
+    val horizon = names.indices.map(w.windows.matrix.horizon)
+    val planned = names.indices.map { i =>
+      InputStatistics.of(w.children(i), w.timeColumns(i), if (keyed) analysis.keys(i) else Nil,
+        ranges.attributes(i), horizon(i), w.isStreaming)
+    }
+    // Streaming time columns are timestamps (microseconds).
+    val stats = if (w.isStreaming) StreamingStatistics.derive(horizon, keyed, recent, planned, names = names) else planned
+    val matrix = w.windows.matrix
+    val forwardUpper =
+      if (algorithm == Algorithm.MW) Some(names.indices.map(j => names.indices.map(matrix.upper(j, _)))) else None
+    val decision = AccessPlanner.plan(names, horizon, keyed, ranges.bindings, stats, w.access.request,
+      scanOnly = algorithm == Algorithm.NLW, w.access.expiration.interval, forwardUpper = forwardUpper)
+    val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
+    JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
+      PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,
+        w.windows.integralTime))
+  }
+
+  /**
+   * A batch W-join: [[choose]], then its time bands. Without a shared key, and when the
+   * matrix bounds every input's reach ([[TimeBands.applicable]]) and no ROWS window counts
+   * over the whole input, rows are split into at most [[WJoinConf.timeBands]] bands; a bad
+   * setting fails here, naming the key.
+   */
+  def batch(w: WindowJoin, conf: SQLConf = SQLConf.get): JoinChoice = {
+    val choice = choose(w)
+    val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) WJoinConf.timeBands(conf) else 1
+    choice.copy(timeBands = if (w.windows.counted) 1 else bands)
+  }
+
+  /**
+   * The state stores (= partitions) of a streaming W-join: the checkpoint's count when rows
+   * are hash-partitioned on the key, else one (every row meets in one partition).
+   */
+  def statePartitions(w: WindowJoin, choice: JoinChoice, numStateStores: Int): Int =
+    if (w.windows.partitionedBy(choice.keys)) numStateStores else 1
+
+  /**
+   * EXPLAIN COST's suffix of the logical node: the algorithm, access paths, probe orders'
+   * expiration and costs. Planning errors are not hidden: they are the errors the query
+   * would fail with.
+   */
+  def describe(w: WindowJoin): String = {
+    val choice = choose(w)
+    s", algorithm=${choice.algorithm.name}, " + choice.access.describe(w.inputNames, forward = choice.algorithm == Algorithm.MW)
+  }
+}

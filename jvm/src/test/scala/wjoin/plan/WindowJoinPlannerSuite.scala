@@ -1,0 +1,125 @@
+package wjoin.plan
+
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, LessThan}
+import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{IntegerType, LongType}
+import org.apache.spark.sql.wjoin.WJoinConf
+import org.scalatest.funsuite.AnyFunSuite
+
+import wjoin.WJoin
+import wjoin.core.Algorithm
+import wjoin.core.cost.AccessPath
+
+/**
+ * [[WindowJoinPlanner]] on logical W-joins over local relations, without a SparkSession or a
+ * job: the algorithm rule, keys and residual, forced access paths, time bands and their
+ * setting, and that EXPLAIN's planning errors are not swallowed.
+ */
+class WindowJoinPlannerSuite extends AnyFunSuite {
+  private def input(): LogicalPlan = LocalRelation(AttributeReference("t", LongType)(),
+    AttributeReference("k", IntegerType)(), AttributeReference("x", IntegerType)())
+
+  private def join(on: Seq[String], windows: String, algorithm: String = "auto",
+      access: AccessOptions = AccessOptions(), n: Int = 2): WindowJoin = {
+    val names = Seq("A", "B", "C").take(n)
+    WJoin.plan(names.map(_ => input()), names, on, None, Seq("t"), None, Some(windows), algorithm, access = access)
+      .collectFirst { case w: WindowJoin => w }.get
+  }
+
+  /** SQLConf with spark.wjoin.timeBands set to `value` (None: unset) and 7 shuffle partitions. */
+  private def conf(value: Option[String]): SQLConf = {
+    val c = new SQLConf
+    c.setConfString(SQLConf.SHUFFLE_PARTITIONS.key, "7")
+    value.foreach(c.setConfString(WJoinConf.TimeBandsKey, _))
+    c
+  }
+
+  test("auto: HW-join on a shared key; all inputs hashed, its equality leaves the residual; one partition") {
+    val w = join(Seq("k"), "WINDOW(A,B) = 5", access = AccessOptions("A:hash, B:hash"))
+    assert(w.algorithm.isEmpty)
+    val c = WindowJoinPlanner.batch(w, conf(Some("4")))
+    assert(c.algorithm == Algorithm.HW && c.hashed)
+    assert(c.keys.map(_.map(_.sql)) == Seq(Seq("A.k"), Seq("B.k")))
+    assert(c.access.paths == Seq(AccessPath.Hash, AccessPath.Hash))
+    assert(c.residual.isEmpty, c.residual)
+    assert(c.timeBands == 1, "a keyed join is hash-partitioned, never banded")
+  }
+
+  test("a keyed input searched otherwise than by hash keeps the key equality in the residual") {
+    val c = WindowJoinPlanner.choose(join(Seq("k"), "WINDOW(A,B) = 5", access = AccessOptions("A:hash, B:scan")))
+    assert(c.hashed && c.access.paths == Seq(AccessPath.Hash, AccessPath.Scan))
+    assert(c.residual.map(_.sql) == Seq("(A.k = B.k)"))
+  }
+
+  test("auto without a key: MW-join in at most spark.wjoin.timeBands bands (default: shuffle partitions)") {
+    val w = join(Nil, "WINDOW(A,B) = 5")
+    assert(WindowJoinPlanner.choose(w).algorithm == Algorithm.MW)
+    assert(WindowJoinPlanner.batch(w, conf(Some("3"))).timeBands == 3)
+    assert(WindowJoinPlanner.batch(w, conf(None)).timeBands == 7)
+    assert(WindowJoinPlanner.batch(w, conf(Some("1"))).timeBands == 1)
+  }
+
+  test("ROWS windows count over the whole input: one partition, never bands") {
+    val w = join(Nil, "WINDOW(A,B) = 5 AND ROWS(B) = 3")
+    assert(WindowJoinPlanner.batch(w, conf(Some("4"))).timeBands == 1)
+  }
+
+  test("an explicit NLW-join keeps the key equality in the residual and is not hashed") {
+    val c = WindowJoinPlanner.choose(join(Seq("k"), "WINDOW(A,B) = 5", algorithm = "nlw"))
+    assert(c.algorithm == Algorithm.NLW && !c.hashed)
+    assert(c.residual.map(_.sql) == Seq("(A.k = B.k)"))
+    assert(c.access.paths.forall(_ == AccessPath.Scan))
+  }
+
+  test("the logical node holds typed values parsed where it is built") {
+    val w = join(Seq("k"), "WINDOW(A,B) = 5", algorithm = "mw", access = AccessOptions("A:scan", "4"))
+    assert(w.algorithm.contains(Algorithm.MW))
+    assert(w.access.request.forced == Seq(Some(AccessPath.Scan), None))
+    assert(w.access.expiration == Expiration.Every(4))
+    assert(join(Nil, "WINDOW(A,B) = 5", access = AccessOptions("auto", "auto")).access.expiration == Expiration.Auto)
+    assert(join(Nil, "WINDOW(A,B) = 5", access = AccessOptions("auto", "eager")).access.isDefault)
+    val c = WindowJoinPlanner.choose(w)
+    assert(c.algorithm == Algorithm.MW && c.access.paths.head == AccessPath.Scan)
+  }
+
+  test("bad access options fail when the node is built, with the parsers' messages") {
+    def err(access: AccessOptions) =
+      intercept[IllegalArgumentException](join(Nil, "WINDOW(A,B) = 5", access = access)).getMessage
+    assert(err(AccessOptions("Z:hash")).contains("unknown input 'Z'"))
+    assert(err(AccessOptions("A:fast")).contains("unknown access path 'fast'"))
+    assert(err(AccessOptions(expiration = "-3")).contains("negative"))
+  }
+
+  test("a forced path that cannot apply fails in planning, and EXPLAIN's suffix does not hide it") {
+    val w = join(Nil, "WINDOW(A,B) = 5")
+    val bad = w.copy(access = AccessSpec.forced(Seq(Some(AccessPath.Hash), None)))
+    val e = intercept[IllegalArgumentException](WindowJoinPlanner.describe(bad))
+    assert(e.getMessage.contains("cannot use a hash access path"), e.getMessage)
+    assert(WindowJoinPlanner.describe(w).startsWith(", algorithm=mw, access paths=[A="))
+  }
+
+  test("a range predicate lets a forced T-tree search its input") {
+    val w = join(Nil, "WINDOW(A,B) = 5", access = AccessOptions("B:ttree"))
+    val a = w.children.head.output.find(_.name == "x").get
+    val b = w.children(1).output.find(_.name == "x").get
+    val c = WindowJoinPlanner.choose(w.copy(condition = Some(LessThan(a, b))))
+    assert(c.access.paths(1) == AccessPath.TTree)
+    assert(c.access.bindings.exists(_.target == 1))
+  }
+
+  test("spark.wjoin.timeBands rejects values below 1, naming the key") {
+    val e = intercept[IllegalArgumentException](WindowJoinPlanner.batch(join(Nil, "WINDOW(A,B) = 5"), conf(Some("0"))))
+    assert(e.getMessage.contains("spark.wjoin.timeBands must be an integer >= 1"), e.getMessage)
+    val notInt = intercept[IllegalArgumentException](WindowJoinPlanner.batch(join(Nil, "WINDOW(A,B) = 5"),
+      conf(Some("many"))))
+    assert(notInt.getMessage.contains(WJoinConf.TimeBandsKey), notInt.getMessage)
+  }
+
+  test("streams: state partitions follow the checkpoint only when hash-partitioned") {
+    val keyed = join(Seq("k"), "WINDOW(A,B) = 5")
+    assert(WindowJoinPlanner.statePartitions(keyed, WindowJoinPlanner.choose(keyed), 9) == 9)
+    val unkeyed = join(Nil, "WINDOW(A,B) = 5")
+    assert(WindowJoinPlanner.statePartitions(unkeyed, WindowJoinPlanner.choose(unkeyed), 9) == 1)
+  }
+}
