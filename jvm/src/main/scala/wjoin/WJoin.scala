@@ -137,7 +137,8 @@ object WJoin extends PredicateHelper {
     require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
     require(inputNames.size == n, s"got ${inputNames.size} names for $n inputs")
     require(inputNames.forall(s => s != null && s.nonEmpty), "input names must be non-empty")
-    val duplicated = inputNames.groupBy(_.toLowerCase).filter(_._2.size > 1).keys
+    val duplicated = inputNames.groupBy(_.toLowerCase(java.util.Locale.ROOT)).values.filter(_.size > 1)
+      .map(_.distinct.mkString(" / ")).toSeq.sorted
     require(duplicated.isEmpty, s"input names must be unique (ignoring case), but ${duplicated.mkString(", ")} is " +
       "used twice; name the inputs (a dict in Python, DataFrame.alias, or WJoin(name -> df, ...))")
     requireKnownAlgorithm(algorithm)
