@@ -94,7 +94,8 @@ def _access_paths(access_paths) -> str | None:
                         f"got {type(access_paths).__name__}")
     for name, path in access_paths.items():
         if not isinstance(name, str) or not isinstance(path, str):
-            raise TypeError(f"access_paths: keys are input names and values path names (strings), got {name!r}: {path!r}")
+            raise TypeError(f"access_paths: keys are input names and values path names (strings), got "
+                            f"{name!r}: {path!r}")
     return ", ".join(f"{name}:{path}" for name, path in access_paths.items())
 
 

@@ -68,7 +68,7 @@ object WJoin extends PredicateHelper {
     def bidirectional(enabled: Boolean): Builder = copy(bothDirections = enabled)
 
     /**
-     * Access path per input (access paths, Kang et al.): "A:hash, B:ttree", "auto" (default: every path an input
+     * Access path per input (Kang et al.): "A:hash, B:ttree", "auto" (default: every path an input
      * allows competes by cost; "cost" is a synonym), or "auto" followed by forced inputs
      * ("auto, C:scan").
      */
@@ -260,8 +260,9 @@ object WJoin extends PredicateHelper {
       attr
     }
     val kinds = times.map(a => timeKind(a.dataType).get).distinct
-    require(kinds.size == 1, s"the time columns mix kinds ${kinds.mkString(" and ")} (${inputNames.zip(times).map { case (nm, a) =>
-      s"$nm.${a.name}: ${a.dataType.simpleString}" }.mkString(", ")}); cast them to one kind")
+    val typed = inputNames.zip(times).map { case (nm, a) => s"$nm.${a.name}: ${a.dataType.simpleString}" }
+    require(kinds.size == 1,
+      s"the time columns mix kinds ${kinds.mkString(" and ")} (${typed.mkString(", ")}); cast them to one kind")
     val integral = kinds.head == "integral"
 
     val keyEqualities: Seq[Expression] = onColumns.flatMap { name =>

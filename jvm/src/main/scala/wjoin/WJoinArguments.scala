@@ -64,7 +64,7 @@ final case class WJoinArguments(
         "give one time column for all inputs or one per input")
       columns
     case TimeArgument.ByInput(columns) =>
-      val resolved = columns.map { case (name, column) => (WindowTermParser.indexOfName(name, inputNames), name, column) }
+      val resolved = columns.map { case (name, col) => (WindowTermParser.indexOfName(name, inputNames), name, col) }
       val unknown = resolved.collect { case (None, name, _) => name }
       require(unknown.isEmpty, s"time: unknown input(s) ${unknown.mkString(", ")}; the inputs are " +
         inputNames.mkString(", "))
