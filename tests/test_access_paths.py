@@ -62,7 +62,7 @@ def test_explain_shows_paths_orders_and_costs(inputs):
     assert "runner-up=" in plan and "cost=" in plan
 
 
-def test_errors_before_the_jvm_and_before_any_job(inputs):
+def test_access_path_and_expiration_errors(inputs):
     a, b = inputs
     base = dict(time="t", window=5)
     with pytest.raises(TypeError, match="access_paths: expected"):
@@ -71,13 +71,13 @@ def test_errors_before_the_jvm_and_before_any_job(inputs):
         wjoin.wjoin([a, b], access_paths={"Z": "scan"}, **base)
     with pytest.raises(ValueError, match="unknown access path 'quadtree' for input A"):
         wjoin.wjoin([a, b], access_paths={"A": "quadtree"}, **base)
-    with pytest.raises(ValueError, match="neither 'auto', 'cost'"):
+    with pytest.raises(ValueError, match="access path entry 'fastest' is not input:path"):
         wjoin.wjoin([a, b], access_paths="fastest", **base)
     with pytest.raises(ValueError, match="input A cannot use a hash access path"):
         wjoin.wjoin([a, b], access_paths={"A": "hash"}, **base)
     with pytest.raises(ValueError, match="input B cannot use a ttree access path"):
         wjoin.wjoin([a, b], on="k", access_paths={"B": "ttree"}, **base)
-    with pytest.raises(ValueError, match="expiration_interval"):
+    with pytest.raises(ValueError, match="expirationInterval: a window cannot be negative, got '-1'"):
         wjoin.wjoin([a, b], on="k", expiration_interval=-1, **base)
 
 

@@ -105,8 +105,8 @@ def test_count_window_errors(golab):
         wjoin.wjoin(golab, on="k", time="ts", windows="ROWS(S2) = 5 minutes AND WINDOW = 5")
     with pytest.raises(TypeError, match=r"whole number of rows, got 1.5"):
         wjoin.rows_window("S2", 1.5)
-    with pytest.raises(ValueError, match=r"at least 1 row"):
-        wjoin.rows_window("S2", 0)
+    with pytest.raises(ValueError, match=r"'ROWS\(S2\) = 0'.*whole number of rows >= 1"):
+        wjoin.wjoin(golab, on="k", time="ts", windows=[wjoin.rows_window("S2", 0), "WINDOW = 5"])
     with pytest.raises(ValueError, match=r"names input 'S9'"):
         wjoin.wjoin(golab, on="k", time="ts", windows=[wjoin.rows_window("S9", 3), "WINDOW = 5"])
     # S1 and S2 have no bound on how much later an S3 row may be; ROWS(S3) bounds only S3.

@@ -17,7 +17,7 @@ import wjoin.exec.WindowJoinExec
 import wjoin.plan.{AccessOptions, PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
 
 /**
- * The Scala API of the W-join (the Python package calls [[WJoin.create]]):
+ * The Scala API of the W-join (the Python package calls [[WJoin.fromArguments]]):
  * {{{
  *   import wjoin.implicits._
  *   val joined = a.wjoin(b, c).on("obj_id").time("ts").window("2 minutes").toDF
@@ -63,12 +63,12 @@ object WJoin extends PredicateHelper {
     def windowStrategy(name: String): Builder = copy(strategyName = name)
     /**
      * With only DWINDOW terms: the path and the reversed path (every DWINDOW(A,B) = [lo, hi]
-     * read as DWINDOW(B,A) = [lo, hi]), each combination once (paper 000 Sec. 5.2: ABCD or DCBA).
+     * read as DWINDOW(B,A) = [lo, hi]), each combination once (Hammad et al. Sec. 5.2: ABCD or DCBA).
      */
     def bidirectional(enabled: Boolean): Builder = copy(bothDirections = enabled)
 
     /**
-     * Access path per input (issue 5): "A:hash, B:ttree", "auto" (default: every path an input
+     * Access path per input (Kang et al.): "A:hash, B:ttree", "auto" (default: every path an input
      * allows competes by cost; "cost" is a synonym), or "auto" followed by forced inputs
      * ("auto, C:scan").
      */
@@ -95,6 +95,13 @@ object WJoin extends PredicateHelper {
     val plan = SparkBridge.analyzedPlan(df)
     find(plan).filter(name => plan.output.nonEmpty && plan.output.forall(_.qualifier == Seq(name)))
   }
+
+  /**
+   * The W-join of `inputs` from its arguments as plain data (see [[WJoinArguments.fromMap]]):
+   * the one call of the Python package, and of any client that cannot build a [[Builder]].
+   */
+  def fromArguments(inputs: java.util.List[DataFrame], arguments: java.util.Map[String, AnyRef]): DataFrame =
+    WJoinArguments.fromMap(arguments).toDF(inputs.asScala.toSeq)
 
   /** Names for inputs given as a list: their `alias` where set, else A, B, C, ... by position. */
   def defaultNames(inputs: java.util.List[DataFrame]): java.util.List[String] =
@@ -126,12 +133,14 @@ object WJoin extends PredicateHelper {
   def requireKnownWindowStrategy(name: String): WindowStrategy = WindowStrategy.parseOrFail(name)
 
   /** The checks that need no plan: at least 2 inputs, one unique name each, a known algorithm. */
-  private def requireInputNames(inputNames: Seq[String], n: Int, algorithm: String): Unit = {
+  private[wjoin] def requireInputNames(inputNames: Seq[String], n: Int, algorithm: String): Unit = {
     require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
     require(inputNames.size == n, s"got ${inputNames.size} names for $n inputs")
     require(inputNames.forall(s => s != null && s.nonEmpty), "input names must be non-empty")
-    val duplicated = inputNames.groupBy(_.toLowerCase).filter(_._2.size > 1).keys
-    require(duplicated.isEmpty, s"input names must be unique, but ${duplicated.mkString(", ")} is used twice")
+    val duplicated = inputNames.groupBy(_.toLowerCase(java.util.Locale.ROOT)).values.filter(_.size > 1)
+      .map(_.distinct.mkString(" / ")).toSeq.sorted
+    require(duplicated.isEmpty, s"input names must be unique (ignoring case), but ${duplicated.mkString(", ")} is " +
+      "used twice; name the inputs (a dict in Python, DataFrame.alias, or WJoin(name -> df, ...))")
     requireKnownAlgorithm(algorithm)
   }
 
@@ -206,7 +215,7 @@ object WJoin extends PredicateHelper {
    * @param algorithm   "auto", "nlw", "hw" or "mw"
    * @param windowStrategy "auto", "exact", "gca" or "lca" ([[WindowStrategy]])
    * @param bidirectional  only DWINDOW terms: Union(path, reversed path excluding the path)
-   * @param access      access paths and expiration interval (issue 5)
+   * @param access      access paths and expiration interval (Kang et al.; Golab & Özsu)
    * @return the [[WindowJoin]] (a Union of two for `bidirectional`), under a Filter for Python
    *         UDFs over several inputs and a Project that keeps each `onColumns` column once,
    *         when there are such
@@ -241,7 +250,7 @@ object WJoin extends PredicateHelper {
 
     val timeNames = timeColumns
     require(timeNames.size <= 1 || timeNames.size == n,
-      s"give one time column for all inputs or one per input ($n), got ${timeNames.size}")
+      s"time: got ${timeNames.size} columns for $n inputs; give one time column for all inputs or one per input")
     val times = children.indices.map { i =>
       val attr = if (timeNames.isEmpty) onlyTimestampColumn(children(i), inputNames(i))
         else column(children(i), if (timeNames.size == 1) timeNames.head else timeNames(i), inputNames(i),
@@ -251,8 +260,9 @@ object WJoin extends PredicateHelper {
       attr
     }
     val kinds = times.map(a => timeKind(a.dataType).get).distinct
-    require(kinds.size == 1, s"the time columns mix kinds (${inputNames.zip(times).map { case (nm, a) =>
-      s"$nm.${a.name}: ${a.dataType.simpleString}" }.mkString(", ")}); cast them to one kind")
+    val typed = inputNames.zip(times).map { case (nm, a) => s"$nm.${a.name}: ${a.dataType.simpleString}" }
+    require(kinds.size == 1,
+      s"the time columns mix kinds ${kinds.mkString(" and ")} (${typed.mkString(", ")}); cast them to one kind")
     val integral = kinds.head == "integral"
 
     val keyEqualities: Seq[Expression] = onColumns.flatMap { name =>
@@ -310,7 +320,7 @@ object WJoin extends PredicateHelper {
     val stamps = plan.output.filter(a => a.dataType == TimestampType || a.dataType == TimestampNTZType)
     require(stamps.size == 1, s"input $input has ${stamps.size} timestamp columns " +
       s"(${if (stamps.isEmpty) "none" else stamps.map(_.name).mkString(", ")}), so its event-time column must be " +
-      "named: time(...) in the API, USING TIME in SQL")
+      "named: time= in Python, time(...) in Scala, USING TIME in SQL")
     stamps.head
   }
 }

@@ -26,29 +26,37 @@ object Durations {
   /** The largest window: sums of a few windows still fit in a Long. */
   val MaxLength: Long = Long.MaxValue / 8
 
-  /** Returns the length, or throws IllegalArgumentException naming `what` and the text. */
+  /**
+   * Returns the length, or throws IllegalArgumentException "`what`: why, got 'text'". The one
+   * parser of lengths: the DataFrame API, the SQL window clause and the Python package (which
+   * only turns a timedelta or a number into text) all come here.
+   */
   def parse(text: String, integralTime: Boolean, what: String): Long = {
-    def fail(why: String): Nothing =
-      throw new IllegalArgumentException(s"$what: cannot use '$text' as a window length: $why")
-    val tokens = text.trim.replace("'", " ").replace("\"", " ").split("\\s+").filter(_.nonEmpty).toList match {
-      case first :: rest if first.equalsIgnoreCase("interval") => rest
-      case all => all
-    }
-    if (tokens.isEmpty) fail("it is empty")
+    def fail(why: String): Nothing = throw new IllegalArgumentException(s"$what: $why, got '$text'")
+    val tokens = Option(text).getOrElse("").trim.replace("'", " ").replace("\"", " ").split("\\s+")
+      .filter(_.nonEmpty).toList match {
+        case first :: rest if first.equalsIgnoreCase("interval") => rest
+        case all => all
+      }
+    def number(t: String): Option[BigDecimal] = try Some(BigDecimal(t)) catch { case _: NumberFormatException => None }
+    if (tokens.isEmpty) fail("the window length is empty")
     if (tokens.head.startsWith("-")) fail("a window cannot be negative")
     if (integralTime) {
       if (tokens.size != 1) fail("the time column is integral, so give a plain number in its unit (e.g. 100)")
-      val value = try java.lang.Long.parseLong(tokens.head)
-        catch { case _: NumberFormatException => fail("the time column is integral, so give a whole number") }
-      if (value > MaxLength) fail(s"the length is too large (at most $MaxLength)")
-      value
+      val value = number(tokens.head).filter(_.isWhole)
+        .getOrElse(fail("the time column is integral, so give a whole number in its unit (e.g. 100)"))
+      if (value > BigDecimal(MaxLength)) fail(s"the length is too large (at most $MaxLength)")
+      value.toLong
     } else {
+      if (tokens.size == 1 && number(tokens.head).isDefined) throw new IllegalArgumentException(
+        s"$what: the time columns are timestamps, so the bare number ${tokens.head} needs a unit: expected pairs " +
+          s"of <number> <unit> such as '${tokens.head} seconds' or 'INTERVAL 5 MINUTES'")
       if (tokens.size % 2 != 0)
         fail("expected pairs of <number> <unit>, e.g. '2 seconds' or 'INTERVAL 5 MINUTES'")
-      val total = tokens.grouped(2).collect { case Seq(number, unitWord) =>
+      val total = tokens.grouped(2).collect { case Seq(word, unitWord) =>
         val unit = MicrosPerUnit.getOrElse(unitWord.toLowerCase(Locale.ROOT),
           fail(s"unknown unit '$unitWord' (use microseconds .. weeks; months and years have no fixed length)"))
-        val value = try BigDecimal(number) catch { case _: NumberFormatException => fail(s"'$number' is not a number") }
+        val value = number(word).getOrElse(fail(s"'$word' is not a number"))
         if (value < 0) fail("a window cannot be negative")
         val micros = value * BigDecimal(unit)
         if (!micros.isWhole) fail("the length is not a whole number of microseconds")

@@ -31,7 +31,7 @@ final case class DirectedWindow(a: Int, b: Int, lo: Long, hi: Long, text: String
 }
 
 /**
- * Per-stream time-based sliding window (Golab & Ozsu, Kang et al.): input b's member is in
+ * Per-stream time-based sliding window (Golab & Özsu, Kang et al.): input b's member is in
  * b's window at the time of the combination's newest member, max(ts) - ts_b <= t, i.e.
  * ts_i - ts_b <= t for every other input i.
  */
@@ -40,7 +40,7 @@ final case class StreamRange(b: Int, t: Long, text: String) extends WindowTerm {
 }
 
 /**
- * Per-stream count-based sliding window (Golab & Ozsu Sec. 3.6, Kang et al.): input b's
+ * Per-stream count-based sliding window (Golab & Özsu Sec. 3.6, Kang et al.): input b's
  * member is among the last `rows` rows of b at the time of the combination's newest member.
  * Rows are ordered by event time, ties by arrival (the engine's merge order: time, then
  * input index, then the order within the input). It bounds no time difference, so it adds no
@@ -95,14 +95,20 @@ object WindowTermParser {
     parts.map(_.trim).toSeq
   }
 
-  def resolveName(name: String, names: Seq[String], term: String): Int = {
+  /**
+   * The input `name` refers to: the input of that exact name, else the one input whose name
+   * equals it ignoring case. The one rule for input names in window terms, USING TIME and the
+   * API's per-input arguments (`WJoinArguments`).
+   */
+  def indexOfName(name: String, names: Seq[String]): Option[Int] = {
     val exact = names.indexOf(name)
-    if (exact >= 0) return exact
-    val folded = names.zipWithIndex.filter(_._1.equalsIgnoreCase(name))
-    if (folded.size == 1) return folded.head._2
-    throw new IllegalArgumentException(
-      s"window term '$term' names input '$name', but the inputs are ${names.mkString(", ")}")
+    val folded = names.indices.filter(i => names(i).equalsIgnoreCase(name))
+    if (exact >= 0) Some(exact) else if (folded.size == 1) folded.headOption else None
   }
+
+  def resolveName(name: String, names: Seq[String], term: String): Int = indexOfName(name, names).getOrElse(
+    throw new IllegalArgumentException(
+      s"window term '$term' names input '$name', but the inputs are ${names.mkString(", ")}"))
 
   def parse(text: String, names: Seq[String], integralTime: Boolean): Seq[WindowTerm] = {
     if (text == null || text.trim.isEmpty) throw new IllegalArgumentException("the window constraints are empty")
@@ -151,7 +157,7 @@ object WindowTermParser {
       s"window term '$term': a ROWS window is a whole number of rows such as ROWS(B) = 1000, got '$value'")
     val rows = digits.toLong
     if (rows < 1) throw new IllegalArgumentException(
-      s"window term '$term': a ROWS window holds at least 1 row, got $rows")
+      s"window term '$term': a ROWS window is a whole number of rows >= 1, got $rows")
     rows
   }
 }
@@ -160,7 +166,7 @@ object WindowTermParser {
  * The closed difference-bound matrix of a W-join: `upper(i, j)` is the largest allowed
  * value of ts_i - ts_j (inclusive), [[WindowMatrix.Inf]] where nothing bounds it. Closed
  * means every implied bound is explicit (Floyd-Warshall shortest paths), which is how
- * Form 3's missing pairs get their windows (paper 000 Sec. 5.2).
+ * Form 3's missing pairs get their windows (Hammad et al. Sec. 5.2).
  */
 final class WindowMatrix(val n: Int, private val c: Array[Long]) extends Serializable {
   def upper(i: Int, j: Int): Long = c(i * n + j)

@@ -1,0 +1,70 @@
+package wjoin
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.DataFrame
+import org.scalatest.funsuite.AnyFunSuite
+
+import wjoin.core.Durations
+import wjoin.testkit.SharedSparkSession
+
+/** The W-join from plain-data arguments (what the Python package sends): every check is the JVM's. */
+class WJoinArgumentsSuite extends AnyFunSuite with SharedSparkSession {
+  private lazy val a = spark.range(0, 20).selectExpr("id % 3 AS k", "id AS ts", "id AS at")
+  private lazy val b = spark.range(0, 20).selectExpr("id % 3 AS k", "id AS seen", "id * 2 AS v")
+  private def error(f: => Any): String = intercept[IllegalArgumentException](f).getMessage
+
+  private def fromMap(entries: (String, AnyRef)*): WJoinArguments =
+    WJoinArguments.fromMap(entries.toMap.asJava)
+
+  test("a map of plain data builds the same W-join as the builder") {
+    val args = java.util.Map.of[String, AnyRef]("names", java.util.List.of("P", "Q"), "on", java.util.List.of("k"),
+      "time", java.util.Map.of("q", "seen", "P", "ts"), "windows", java.util.List.of("DWINDOW(P,Q) = [1, 3]"),
+      "algorithm", "MW", "bidirectional", java.lang.Boolean.FALSE)
+    val joined = WJoin.fromArguments(java.util.List.of(a, b), args)
+    val built = WJoin("P" -> a, "Q" -> b).on("k").time("ts", "seen").windows("DWINDOW(P,Q) = [1, 3]")
+      .algorithm("mw").toDF
+    assert(joined.collect().toSeq.map(_.toString).sorted == built.collect().toSeq.map(_.toString).sorted)
+    assert(joined.count() > 0)
+  }
+
+  test("time per input: by position or by input name, every input once") {
+    def build(time: TimeArgument, names: Seq[String] = Seq("A", "B")): DataFrame =
+      WJoinArguments(names = Some(names), onColumns = Seq("k"), time = time, window = Some("2")).toDF(Seq(a, b))
+    assert(build(TimeArgument.PerInput(Seq("ts", "seen"))).count() == build(TimeArgument.ByInput(
+      Seq("B" -> "seen", "a" -> "ts"))).count())
+    assert(error(build(TimeArgument.PerInput(Seq("ts")))).contains("time: got 1 columns for 2 inputs"))
+    assert(error(build(TimeArgument.ByInput(Seq("A" -> "ts", "Z" -> "ts")))).contains(
+      "time: unknown input(s) Z; the inputs are A, B"))
+    assert(error(build(TimeArgument.ByInput(Seq("A" -> "ts")))).contains("time: no time column for input(s) B"))
+    assert(error(build(TimeArgument.ByInput(Seq("A" -> "ts", "a" -> "at", "B" -> "seen")))).contains(
+      "time: input A is given twice"))
+  }
+
+  test("values are checked once, in the JVM, naming the argument") {
+    def build(entries: (String, AnyRef)*): DataFrame =
+      fromMap(Seq("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen")) ++ entries: _*)
+        .toDF(Seq(a, b))
+    assert(error(build("window" -> "2.5")).contains("window: the time column is integral, so give a whole number"))
+    assert(error(build("window" -> "1", "algorithm" -> "fast")).contains("unknown algorithm 'fast'"))
+    assert(error(build("windows" -> java.util.List.of())).contains("the window constraints are empty"))
+    assert(error(build("window" -> "1", "access_paths" -> "fastest")).contains("access path entry 'fastest'"))
+    assert(error(build("window" -> "1", "names" -> java.util.List.of("x", "X"))).contains("x / X is used twice"))
+    assert(error(fromMap("windowz" -> "1")).contains("unknown W-join arguments windowz"))
+    assert(error(fromMap("time" -> Integer.valueOf(3))).contains("time: expected a column name"))
+  }
+
+  test("lengths: a bare number on timestamps names the number; errors quote the text") {
+    assert(error(Durations.parse("5", integralTime = false, "window")).contains(
+      "window: the time columns are timestamps, so the bare number 5 needs a unit"))
+    assert(error(Durations.parse("1 month", integralTime = false, "window")).contains(
+      "unknown unit 'month' (use microseconds .. weeks; months and years have no fixed length), got '1 month'"))
+    assert(Durations.parse("1e3", integralTime = true, "window") == 1000)
+  }
+
+  test("choices") {
+    assert(WJoinArguments.choices("algorithm").asScala == Seq("auto", "nlw", "hw", "mw"))
+    assert(WJoinArguments.choices("window_strategy").asScala == Seq("auto", "exact", "gca", "lca"))
+    assert(WJoinArguments.choices("access_paths").asScala == Seq("scan", "hash", "ttree", "bplustree"))
+  }
+}
