@@ -13,8 +13,8 @@ import org.apache.spark.sql.wjoin.SparkBridge
 import wjoin.core.{Algorithm, DirectedWindow, Durations, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm,
   WindowTermParser}
 import wjoin.core.cost.AccessRequest
-import wjoin.exec.WindowJoinExec
-import wjoin.plan.{AccessOptions, PushFiltersIntoWindowJoin, WindowJoin, WindowSpec}
+
+import wjoin.plan.{AccessOptions, PushFiltersIntoWindowJoin, WindowJoin, WindowJoinPlanner, WindowSpec}
 
 /**
  * The Scala API of the W-join (the Python package calls [[WJoin.fromArguments]]):
@@ -195,7 +195,7 @@ object WJoin extends PredicateHelper {
     val df = SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
       timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, windowStrategy, bidirectional, access))
     if (access != AccessOptions()) // forced paths are checked against the analyzed condition now
-      SparkBridge.analyzedPlan(df).foreach { case w: WindowJoin => WindowJoinExec.choose(w); case _ => }
+      SparkBridge.analyzedPlan(df).foreach { case w: WindowJoin => WindowJoinPlanner.choose(w); case _ => }
     df
   }
 

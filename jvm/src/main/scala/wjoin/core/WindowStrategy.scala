@@ -2,7 +2,7 @@ package wjoin.core
 
 /**
  * How the engine bounds its periods when the windows differ per pair (Form 2, Form 3,
- * directed / path windows): paper 000 Sec. 5.1 (filter-refine) and Sec. 5.2 (Path W-join).
+ * directed / path windows): Hammad et al. Sec. 5.1 (filter-refine) and Sec. 5.2 (Path W-join).
  *
  * Every strategy runs the same engine loop. It only chooses the '''period matrix''' P the
  * engine uses for periods, period narrowing, probe orders and eviction horizons, while the
@@ -21,7 +21,7 @@ package wjoin.core
  *    where the origin's period does not already imply the pair's bounds ([[EnginePlan.refine]]).
  *  - [[WindowStrategy.GCA]] (global conservative approach): the largest window as the single
  *    window, P(i, j) = W = max over i != j of S(i, j), then refine every pair.
- *  - [[WindowStrategy.LCA]] (local conservative approach, paper 000 Fig. 10): each input's
+ *  - [[WindowStrategy.LCA]] (local conservative approach, Hammad et al. Fig. 10): each input's
  *    maximum local window L_j = max over i != j of S(i, j) (how much later than a row of j any
  *    partner may be), P(i, j) = L_j. MW-join's Mode 1 thus builds every period around an origin
  *    row of input o (the combination's oldest member, at t) as [t, t + L_o] from the origin's
@@ -55,7 +55,7 @@ object WindowStrategy extends NamedValues[WindowStrategy] {
    * those of LCA narrowed by every pair's own window, P = C <= LCA's P <= GCA's P entry by
    * entry), needs no refinement, and its horizons (state size, streaming output delay) are
    * the smallest; the engine-level benchmark in docs/benchmarks.md ("Window forms") measures
-   * it against both. GCA and LCA stay selectable to reproduce paper 000 Figs. 13-14.
+   * it against both. GCA and LCA stay selectable to reproduce Hammad et al. Figs. 13-14.
    */
   def resolve(requested: WindowStrategy): WindowStrategy = if (requested == Auto) Exact else requested
 

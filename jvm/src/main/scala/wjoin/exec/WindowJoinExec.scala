@@ -120,10 +120,4 @@ object WindowJoinExec {
   def of(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan]): WindowJoinExec =
     new WindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output, WindowJoinPlanner.planned(w, choice),
       children, choice.timeBands)
-
-  /**
-   * Kept for `WJoin.create`, which checks forced access paths against the analyzed condition:
-   * planning lives in [[WindowJoinPlanner.choose]].
-   */
-  def choose(w: WindowJoin): JoinChoice = WindowJoinPlanner.choose(w)
 }

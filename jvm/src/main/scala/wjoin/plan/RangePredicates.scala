@@ -7,7 +7,7 @@ import wjoin.core.RangeBinding
 
 /**
  * The band and inequality predicates of a W-join condition that an ordered index (T-tree,
- * B+tree) can answer (issue 5). A conjunct qualifies when it compares, between two inputs,
+ * B+tree) can answer (access paths). A conjunct qualifies when it compares, between two inputs,
  * a column of each (integral, date or timestamp, optionally widened by a cast) plus integral
  * constants:
  *

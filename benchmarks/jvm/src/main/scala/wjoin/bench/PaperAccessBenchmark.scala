@@ -118,7 +118,7 @@ object PaperAccessBenchmark {
 
   /**
    * `AccessPlanner.plan` on this workload from data-like statistics (the same call
-   * `WindowJoinExec.choose` makes from `InputStatistics`): with `forced` paths, the planner's
+   * `WindowJoinPlanner.choose` makes from `InputStatistics`): with `forced` paths, the planner's
    * estimate of that plan (the model column); without, what `auto` picks.
    */
   def decide(w: TwoWay, p: Double, forced: Option[(AccessPath, AccessPath)]): AccessDecision = {
