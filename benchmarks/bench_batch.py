@@ -6,7 +6,7 @@ pairwise BETWEEN condition, run alternately `repeats` times after a warm-up; eac
 every output column to Spark's `noop` sink. Prints input rows/s of both and the ratio, and the
 floor: the same inputs shuffled on the key and sorted by time with no join at all.
 
-    .venv/bin/python benchmarks/bench_batch.py                  # the two workloads of issue 2
+    .venv/bin/python benchmarks/bench_batch.py                  # the two keyed workloads (200k rows / 1000 keys, 50k / 100)
     .venv/bin/python benchmarks/bench_batch.py --rows 20000 --keys 100 --inputs 4
 """
 from __future__ import annotations
@@ -95,7 +95,7 @@ def run(spark, inputs: int, rows: int, keys: int, rate: float, window: float, re
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--inputs", type=int, default=3)
-    p.add_argument("--rows", type=int, help="rows per input (default: the issue's two workloads)")
+    p.add_argument("--rows", type=int, help="rows per input (default: the two keyed workloads)")
     p.add_argument("--keys", type=int, default=1000)
     p.add_argument("--rate", type=float, default=1000.0)
     p.add_argument("--window", type=float, default=1.0, help="seconds")

@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 def stream_rows(seed: int, rows: int, rate: float, keys: int, variable: bool = False):
     """rows of (k, ts_micros, v); with variable=True the rate alternates between rate/4 and 4*rate
-    every 1000 rows (paper 000's variable-rate streams)."""
+    every 1000 rows (Hammad et al.'s variable-rate streams)."""
     rnd = random.Random(seed)
     t = 0.0
     out = []

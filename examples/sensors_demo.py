@@ -1,4 +1,4 @@
-"""Vehicles seen by three cameras along a road (paper 000, Example 2), joined with spark-wjoin.
+"""Vehicles seen by three cameras along a road (Hammad et al., Example 2), joined with spark-wjoin.
 
 A vehicle passes camera C1, then C2 between 30 seconds and 2 minutes later, then C3 between
 1 and 3 minutes after C2. The cameras also report vehicles that take other roads. The W-join

@@ -1,4 +1,4 @@
-"""Issue 5 from Python: band predicates, forced access paths (dict or text), the lazy
+"""Access paths from Python: band predicates, forced access paths (dict or text), the lazy
 expiration interval, EXPLAIN, and the errors raised before py4j / before any job runs."""
 import itertools
 import random

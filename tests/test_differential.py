@@ -355,7 +355,7 @@ def check_scenario(spark, scenario):
     event("no result" if not expected else "1-3 results" if len(expected) <= 3 else "4+ results")
     target(float(len(expected)))  # steer generation towards examples with many combinations
     algorithms = ["auto", "nlw", "hw", "mw"] if keyed else ["auto", "nlw", "mw"]
-    # Plus the conservative window strategies of paper 000 Sec. 5.1 (GCA / LCA, then refine).
+    # Plus the conservative window strategies of Hammad et al. Sec. 5.1 (GCA / LCA, then refine).
     variants = [(a, "auto") for a in algorithms] + [("mw", "gca"), ("mw", "lca"), ("nlw", "lca")]
     results = [normalized(wjoin.wjoin(dfs, algorithm=a, window_strategy=s, **options), f"{a}/{s}")
                for a, s in variants]

@@ -1,4 +1,4 @@
-"""Window strategies (window_strategy= exact / gca / lca, paper 000 Sec. 5.1) and bidirectional
+"""Window strategies (window_strategy= exact / gca / lca, Hammad et al. Sec. 5.1) and bidirectional
 path queries (bidirectional=True, Sec. 5.2) from Python: same answers as Spark's own joins, and
 misuse raises TypeError / ValueError naming what was found, before any job runs."""
 import random

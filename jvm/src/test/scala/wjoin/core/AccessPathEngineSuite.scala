@@ -8,7 +8,7 @@ import wjoin.core.cost.AccessPath
 import wjoin.core.cost.AccessPath._
 
 /**
- * Issue 5, engine part: every combination of per-input access paths (scan, hash, T-tree,
+ * Access paths, engine part: every combination of per-input access paths (scan, hash, T-tree,
  * B+tree), every algorithm, band and inequality predicates between inputs (on one or two
  * attributes per input), lazy expiration and given probe orders agree with the brute-force
  * reference.

@@ -92,7 +92,7 @@ class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
   }
 
   test("MW-join is costed as forward evaluation: a skewed band keeps the fast input out of a scan") {
-    // Paper 003's band workload at p = 0.95 (docs/design/access-paths.md): a slow B row of the
+    // Kang et al.'s band workload at p = 0.95 (docs/design/access-paths.md): a slow B row of the
     // MW-join probes the A rows of B's whole 10,000-unit window.
     val fast = stream(15, 9500, 1, 10000, 25000)
     val slow = stream(16, 500, 1, 10000, 25000)
