@@ -205,6 +205,37 @@ def test_per_pair_and_travel_time_equal_spark_join(spark, algorithm):
     assert rows_of(joined) == expected
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_negative_lower_bounds_equal_spark_interval_join(spark, algorithm):
+    # B at most 5 before A and at most 10 after; C 4 to 1 before B (both ends negative).
+    dfs = make_inputs(spark, 9, 3, keys=[1, 2], span=60, w=5)
+    for name, df in zip(("na", "nb", "nc"), dfs):
+        df.createOrReplaceTempView(name)
+    expected = rows_of(spark.sql(
+        "SELECT na.k, na.ts, na.v, nb.ts, nb.v, nc.ts, nc.v FROM na "
+        "JOIN nb ON na.k = nb.k AND nb.ts BETWEEN na.ts - 5 AND na.ts + 10 "
+        "JOIN nc ON nb.k = nc.k AND nc.ts BETWEEN nb.ts - 4 AND nb.ts - 1"))
+    assert len(expected) > 10
+    for windows in ("DWINDOW(A,B) = [-5, 10] AND DWINDOW(B,C) = [-4, -1]",
+                    {("A", "B"): (-5, 10), ("B", "C"): (-4, -1)},
+                    [wjoin.directed("A", "B", 10, -5), wjoin.directed("B", "C", -1, -4)]):
+        joined = wjoin.wjoin(dfs, on="k", time="ts", windows=windows, algorithm=algorithm)
+        assert rows_of(joined) == expected, windows
+
+
+def test_negative_lower_bound_on_timestamps_equals_spark_interval_join(spark):
+    dfs = make_inputs(spark, 10, 2, keys=[1, 2, 3], span=100, w=4, timestamps=True)
+    for name, df in zip(("ta_neg", "tb_neg"), dfs):
+        df.createOrReplaceTempView(name)
+    expected = rows_of(spark.sql(
+        "SELECT ta_neg.k, ta_neg.ts, ta_neg.v, tb_neg.ts, tb_neg.v FROM ta_neg JOIN tb_neg ON ta_neg.k = tb_neg.k "
+        "AND tb_neg.ts BETWEEN ta_neg.ts - INTERVAL 1.5 SECONDS AND ta_neg.ts + INTERVAL 3 SECONDS"))
+    assert len(expected) > 10
+    for windows in ("DWINDOW(A,B) = [-1.5 seconds, 3 seconds]", "DWINDOW(A,B) = [INTERVAL -1.5 SECONDS, 3 seconds]",
+                    [wjoin.directed("A", "B", dt.timedelta(seconds=3), dt.timedelta(seconds=-1.5))]):
+        assert rows_of(wjoin.wjoin(dfs, on="k", windows=windows)) == expected, windows
+
+
 # ---------------------------------------------------------------------------------------
 # brute force reference
 
@@ -262,7 +293,7 @@ def window_terms(draw, n):
         if draw(st.booleans()):
             i, j = j, i
         kind = draw(st.sampled_from(["WINDOW", "DWINDOW", "INTERVAL"]))
-        lo = draw(st.integers(0, 4)) if kind == "INTERVAL" else 0
+        lo = draw(st.integers(-4, 4)) if kind == "INTERVAL" else 0  # lower ends may be negative
         hi = lo + draw(st.integers(0, 5))
         terms.append((kind, i, j, lo, hi))
     return terms

@@ -252,9 +252,12 @@ def test_negative_window_term(spark, a, b):
           lambda: wjoin.wjoin([a, b], time="ts", windows="WINDOW(A,B) = -5"))
 
 
-def test_negative_lower_end_of_an_interval(spark, a, b):
-    fails(spark, ValueError, r"DWINDOW\(A,B\) = \[-1, 3\].*negative",
-          lambda: wjoin.wjoin([a, b], time="ts", windows="DWINDOW(A,B) = [-1, 3]"))
+def test_negative_interval_is_fine_but_lower_end_above_upper_end_is_not(spark, a, b):
+    wjoin.wjoin([a, b], time="ts", windows="DWINDOW(A,B) = [-3, -1]")  # B 1 to 3 before A: accepted
+    fails(spark, ValueError, r"DWINDOW\(A,B\) = \[-1, -3\].*lower end -1 exceeds the upper end -3",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="DWINDOW(A,B) = [-1, -3]"))
+    fails(spark, ValueError, r"DWINDOW\(A,B\) = -3.*negative",
+          lambda: wjoin.wjoin([a, b], time="ts", windows="DWINDOW(A,B) = -3"))
 
 
 def test_dwindow_lower_end_above_upper_end(spark, a, b):

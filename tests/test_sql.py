@@ -42,6 +42,20 @@ def api(cameras, **kwargs):
     return a.alias("A").wjoin(b.alias("B"), c.alias("C"), on=same_object(), time="ts", **kwargs)
 
 
+def test_negative_interval_bounds_in_sql_equal_spark_interval_join(spark, cameras):
+    # B at most 1 minute before A, at most 2 after; C 3 to 1 minutes before B.
+    result = spark.sql("""
+        SELECT A.ObjID, A.ts, B.ts, C.ts FROM Camera1 A, Camera2 B, Camera3 C
+        DWINDOW(A,B) = [-INTERVAL 1 MINUTE, INTERVAL 2 MINUTES] AND DWINDOW(B,C) = [INTERVAL -3 MINUTES, -1 minute]
+        WHERE A.ObjID = B.ObjID AND B.ObjID = C.ObjID""")
+    expected = rows_of(spark.sql("""
+        SELECT A.ObjID, A.ts, B.ts, C.ts FROM Camera1 A
+        JOIN Camera2 B ON A.ObjID = B.ObjID AND B.ts BETWEEN A.ts - INTERVAL 1 MINUTE AND A.ts + INTERVAL 2 MINUTES
+        JOIN Camera3 C ON B.ObjID = C.ObjID AND C.ts BETWEEN B.ts - INTERVAL 3 MINUTES AND B.ts - INTERVAL 1 MINUTE"""))
+    assert len(expected) > 5
+    assert rows_of(result) == expected
+
+
 def test_papers_query_equals_dataframe_wjoin(spark, cameras):
     expected = rows_of(api(cameras, windows={("A", "B"): "2 minutes", ("B", "C"): "3 minutes",
                                              ("A", "C"): "4 minutes"}).select("A.ObjID", "A.ts", "B.ts", "C.ts"))

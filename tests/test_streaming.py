@@ -8,6 +8,8 @@ import os
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from pyspark.sql import functions as F
+
 import wjoin
 from helpers import bag, rows_of
 
@@ -86,6 +88,25 @@ def test_streaming_equals_batch_wjoin(spark, tmp_path, algorithm):
     expected = rows_of(ids(wjoin.wjoin(s.static()[:3], on=on, time="ts", windows=window), 3))
     expected = bag(real(expected))
     assert expected and got == expected
+
+
+@pytest.mark.parametrize("algorithm", ["hw", "mw"])
+def test_negative_interval_bounds_equal_spark_interval_join(spark, tmp_path, algorithm):
+    # B at most 3 s before A, at most 8 s after: Spark's BETWEEN bounds over the same rows.
+    s = Streams(spark, tmp_path / "in", n=2)
+    s.add([(1, 10, 1), (2, 11, 2), (1, 30, 3)], [(1, 8, 4), (1, 12, 5), (2, 7, 6)])
+    s.add([(1, 20, 7), (2, 22, 8)], [(1, 17, 9), (1, 28, 10), (2, 30, 11), (1, 19, 12)])
+    s.add([(1, 40, 13)], [(1, 37, 14), (1, 49, 15), (1, 18, 16)])
+    s.add(*flush_rows(2))
+    sink = {}
+    a, b = s.streams()
+    joined = a.wjoin(b, on="k", time="ts", windows="DWINDOW(A,B) = [-3 seconds, 8 seconds]", algorithm=algorithm)
+    run_to_end(ids(joined, 2), str(tmp_path / "ck"), sink)
+    got = bag(real(r for rows in sink.values() for r in rows))
+    sa, sb = s.static()
+    expected = rows_of(sa.join(sb, (F.col("A.k") == F.col("B.k")) & F.col("B.ts").between(
+        F.col("A.ts") - F.expr("INTERVAL 3 SECONDS"), F.col("A.ts") + F.expr("INTERVAL 8 SECONDS"))).select("A.id", "B.id"))
+    assert len(real(expected)) >= 5 and got == bag(real(expected))
 
 
 def test_restart_from_checkpoint_gives_the_uninterrupted_output(spark, tmp_path):

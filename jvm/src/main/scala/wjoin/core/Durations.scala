@@ -68,6 +68,27 @@ object Durations {
     }
   }
 
+  /**
+   * A signed length: an end of a travel-time interval `[lo, hi]`, which may be negative
+   * (`-5 seconds`, `- 5`, `INTERVAL -5 SECONDS`, `-INTERVAL 5 SECONDS`: the other input may
+   * come that much earlier). Everything else as [[parse]]; errors show the text as written.
+   */
+  def parseSigned(text: String, integralTime: Boolean, what: String): Long = {
+    val written = Option(text).getOrElse("").trim
+    val minusFirst = "(?s)-\\s*(.*)".r
+    val minusAfterInterval = "(?is)(interval\\s+)-\\s*(.*)".r
+    val (negative, unsigned) = written match {
+      case minusFirst(rest) => (true, rest)
+      case minusAfterInterval(interval, rest) => (true, interval + rest)
+      case _ => (false, written)
+    }
+    val length = try parse(unsigned, integralTime, what) catch {
+      case e: IllegalArgumentException if negative =>
+        throw new IllegalArgumentException(e.getMessage.replace(s"got '$unsigned'", s"got '$written'"), e)
+    }
+    if (negative) -length else length
+  }
+
   /** Renders a length for EXPLAIN and error messages. */
   def render(length: Long, integralTime: Boolean): String = {
     if (length == WindowMatrix.Inf) return "inf"

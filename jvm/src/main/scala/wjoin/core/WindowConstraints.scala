@@ -131,8 +131,9 @@ object WindowTermParser {
             if (ia == ib) throw new IllegalArgumentException(
               s"window term '$termText' relates input '$a' to itself; name two different inputs")
             value match {
-              case Interval(lo, hi) if directed =>
-                val (l, h) = (len(lo), len(hi))
+              case Interval(lo, hi) if directed => // either end may be negative: only lo > hi is empty
+                def end(t: String) = Durations.parseSigned(t, integralTime, s"window term '$termText'")
+                val (l, h) = (end(lo), end(hi))
                 if (l > h) throw new IllegalArgumentException(
                   s"window term '$termText': the lower end $lo exceeds the upper end $hi")
                 DirectedWindow(ia, ib, l, h, termText)

@@ -187,13 +187,17 @@ object WindowClauseFinder {
         else if (t.isSymbol(",")) parts :+ Seq.empty
         else parts.init :+ (parts.last :+ t)
       }
+      // The ends of an interval [lo, hi] may be negative; a single length may not.
+      val interval = term.length.exists(_.isSymbol("["))
+      def parse(text: String, integralTime: Boolean, what: String): Long =
+        if (interval) Durations.parseSigned(text, integralTime, what) else Durations.parse(text, integralTime, what)
       for (end <- ends if end.nonEmpty) {
         val text = WindowTermSyntax.render(end)
         val what = s"window term '${term.text}'"
-        val asTimestamp = Try(Durations.parse(text, integralTime = false, what))
-        if (asTimestamp.isFailure && Try(Durations.parse(text, integralTime = true, what)).isFailure) {
+        val asTimestamp = Try(parse(text, integralTime = false, what))
+        if (asTimestamp.isFailure && Try(parse(text, integralTime = true, what)).isFailure) {
           val plainNumber = end.size == 1 || end.size == 2 && end.head.isSymbol("-")
-          val error = if (plainNumber) Try(Durations.parse(text, integralTime = true, what)).failed.get
+          val error = if (plainNumber) Try(parse(text, integralTime = true, what)).failed.get
             else asTimestamp.failed.get
           fail(end.head, error.getMessage)
         }

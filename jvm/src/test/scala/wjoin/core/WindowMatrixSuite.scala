@@ -30,11 +30,12 @@ class WindowMatrixSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     a <- Gen.choose(0, n - 1)
     b <- Gen.choose(0, n - 1).suchThat(_ != a)
     lo <- Gen.choose(0L, 6L)
+    signedLo <- Gen.choose(-6L, 6L) // a travel-time interval's lower end may be negative
     width <- Gen.choose(0L, 6L)
     kind <- Gen.choose(0, 9)
   } yield kind match {
     case 0 | 1 | 2 => PairWindow(a, b, lo + width, s"WINDOW($a,$b) = ${lo + width}")
-    case 3 | 4 | 5 => DirectedWindow(a, b, lo, lo + width, s"DWINDOW($a,$b) = [$lo, ${lo + width}]")
+    case 3 | 4 | 5 => DirectedWindow(a, b, signedLo, signedLo + width, s"DWINDOW($a,$b) = [$signedLo, ${signedLo + width}]")
     case 6 => StreamRange(b, lo + width, s"RANGE($b) = ${lo + width}")
     case 7 => StreamRows(b, 1 + width, s"ROWS($b) = ${1 + width}")
     case _ => UniformWindow(lo + width, s"WINDOW = ${lo + width}")
@@ -89,5 +90,27 @@ class WindowMatrixSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         assert(m.admits(times.toArray) == direct, s"$terms at $times")
       }
     }
+  }
+
+  test("interval ends may be negative (lo <= hi); single lengths may not") {
+    val ab = Seq("A", "B")
+    def directed(text: String, integral: Boolean = true) =
+      WindowTermParser.parse(text, ab, integral).collect { case d: DirectedWindow => (d.lo, d.hi) }
+    assert(directed("DWINDOW(A,B) = [-5, 10]") == Seq((-5L, 10L)))
+    assert(directed("DWINDOW(A,B) = [-10, -5]") == Seq((-10L, -5L)))
+    assert(directed("DWINDOW(A,B) = [- 5, 0]") == Seq((-5L, 0L)))
+    assert(directed("DWINDOW(A,B) = [-5 seconds, 10 seconds]", integral = false) == Seq((-5000000L, 10000000L)))
+    assert(directed("DWINDOW(A,B) = [INTERVAL -2 MINUTES, -INTERVAL 1 MINUTE]", integral = false) ==
+      Seq((-120000000L, -60000000L)))
+    // B at most 5 before A, at most 10 after: ts_B - ts_A <= 10 and ts_A - ts_B <= 5.
+    val m = WindowMatrix.close(WindowTermParser.parse("DWINDOW(A,B) = [-5, 10]", ab, integralTime = true), ab)
+    assert(m.upper(1, 0) == 10 && m.upper(0, 1) == 5)
+    assert(m.admits(Array(0L, -5L)) && m.admits(Array(0L, 10L)) && !m.admits(Array(0L, -6L)) && !m.admits(Array(0L, 11L)))
+    def error(text: String) = intercept[IllegalArgumentException](WindowTermParser.parse(text, ab, integralTime = true)).getMessage
+    assert(error("DWINDOW(A,B) = [5, -5]").contains("the lower end 5 exceeds the upper end -5"))
+    assert(error("DWINDOW(A,B) = [-x, 5]").contains("got '-x'"))
+    assert(error("DWINDOW(A,B) = -5").contains("a window cannot be negative"))
+    assert(error("WINDOW(A,B) = -5").contains("a window cannot be negative"))
+    assert(error("RANGE(B) = -5").contains("a window cannot be negative"))
   }
 }
