@@ -190,15 +190,20 @@ def test_zero_window_joins_equal_times_only(spark, algorithm):
     assert rows_of(wjoin.wjoin(dfs, on="k", time="ts", window=0, algorithm=algorithm)) == expected
 
 
+def spark_chain(spark, dfs, ab, bc):
+    """Spark's inner join of three inputs (views pa, pb, pc) on k, with time conditions ab
+    (pa-pb) and bc (pb-pc)."""
+    for name, df in zip(("pa", "pb", "pc"), dfs):
+        df.createOrReplaceTempView(name)
+    return rows_of(spark.sql(
+        "SELECT pa.k, pa.ts, pa.v, pb.ts, pb.v, pc.ts, pc.v FROM pa "
+        f"JOIN pb ON pa.k = pb.k AND {ab} JOIN pc ON pb.k = pc.k AND {bc}"))
+
+
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_per_pair_and_travel_time_equal_spark_join(spark, algorithm):
     dfs = make_inputs(spark, 8, 3, keys=[1, 2], span=60, w=3)
-    for name, df in zip(("pa", "pb", "pc"), dfs):
-        df.createOrReplaceTempView(name)
-    expected = rows_of(spark.sql(
-        "SELECT pa.k, pa.ts, pa.v, pb.ts, pb.v, pc.ts, pc.v FROM pa "
-        "JOIN pb ON pa.k = pb.k AND pb.ts BETWEEN pa.ts - 3 AND pa.ts + 3 "
-        "JOIN pc ON pb.k = pc.k AND pc.ts - pb.ts BETWEEN 2 AND 6"))
+    expected = spark_chain(spark, dfs, "pb.ts BETWEEN pa.ts - 3 AND pa.ts + 3", "pc.ts - pb.ts BETWEEN 2 AND 6")
     assert len(expected) > 10
     joined = wjoin.wjoin(dfs, on="k", time="ts", windows="WINDOW(A,B) = 3 AND DWINDOW(B,C) = [2, 6]",
                          algorithm=algorithm)
@@ -209,12 +214,7 @@ def test_per_pair_and_travel_time_equal_spark_join(spark, algorithm):
 def test_negative_lower_bounds_equal_spark_interval_join(spark, algorithm):
     # B at most 5 before A and at most 10 after; C 4 to 1 before B (both ends negative).
     dfs = make_inputs(spark, 9, 3, keys=[1, 2], span=60, w=5)
-    for name, df in zip(("na", "nb", "nc"), dfs):
-        df.createOrReplaceTempView(name)
-    expected = rows_of(spark.sql(
-        "SELECT na.k, na.ts, na.v, nb.ts, nb.v, nc.ts, nc.v FROM na "
-        "JOIN nb ON na.k = nb.k AND nb.ts BETWEEN na.ts - 5 AND na.ts + 10 "
-        "JOIN nc ON nb.k = nc.k AND nc.ts BETWEEN nb.ts - 4 AND nb.ts - 1"))
+    expected = spark_chain(spark, dfs, "pb.ts BETWEEN pa.ts - 5 AND pa.ts + 10", "pc.ts BETWEEN pb.ts - 4 AND pb.ts - 1")
     assert len(expected) > 10
     for windows in ("DWINDOW(A,B) = [-5, 10] AND DWINDOW(B,C) = [-4, -1]",
                     {("A", "B"): (-5, 10), ("B", "C"): (-4, -1)},
