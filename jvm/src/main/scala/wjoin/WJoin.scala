@@ -282,10 +282,10 @@ object WJoin extends PredicateHelper {
     val matrix = WindowMatrix.close(terms, inputNames)
 
     val output = WindowJoin.outputOf(children, times.head)
-    access.expirationInterval(integral, "expirationInterval") // a bad length fails here
+    val accessSpec = access.parse(inputNames, integral) // a bad length or path fails here
     val spec = WindowSpec(terms, matrix, integral, strategy)
     val forward = WindowJoin(children, inputNames, times, condition, spec, Algorithm.parse(algorithm), output,
-      access.parse(inputNames, integral))
+      accessSpec)
     val join = if (!bidirectional) forward else {
       val backward = reversedPath(terms, inputNames, spec)
       Union(Seq(forward, forward.copy(windows = backward)))

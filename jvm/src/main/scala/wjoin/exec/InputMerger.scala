@@ -40,7 +40,8 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   private val n = inputs.length
   require(n == codec.n, s"${inputs.length} inputs for a W-join of ${codec.n}")
   private val plan = codec.plan
-  private val times = Array.tabulate(n)(codec.time(_).reader)
+  private val timeColumns = codec.time.toArray
+  private val times = timeColumns.map(_.reader)
   private val keyOf = Array.tabulate(n)(codec.keyReader(_))
   private val copiers = Array.tabulate(n)(codec.storer)
   private val keepCountOnly = Array.tabulate(n)(i => plan.hashed && plan.rowLimit(i) != StreamRows.NoLimit)
@@ -64,7 +65,7 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   private def fetch(i: Int): Unit = {
     heads(i) = null
     val in = inputs(i)
-    val time = codec.time(i)
+    val time = timeColumns(i)
     while (heads(i) == null && in.hasNext) {
       val r = in.next()
       rowsRead += 1

@@ -16,18 +16,14 @@ import wjoin.core.cost.{AccessPath, AccessRequest}
  */
 final case class AccessOptions(paths: String = "auto", expiration: String = "0") {
   /**
-   * tau in time units: None for "auto", 0 for eager ("0", "eager" or empty), else the length;
-   * a bad length fails, naming `what`.
+   * The typed options for the inputs `names`: fails (IllegalArgumentException) on a bad length
+   * (checked first) or an unknown input or path ([[AccessRequest.parse]]), with the messages of
+   * those parsers.
    */
-  def expirationInterval(integralTime: Boolean, what: String = "expiration interval"): Option[Long] =
-    Expiration.parse(expiration, integralTime, what).interval
-
-  /**
-   * The typed options for the inputs `names`: fails (IllegalArgumentException) on an unknown
-   * input or path ([[AccessRequest.parse]]) or a bad length, with the messages of those parsers.
-   */
-  def parse(names: Seq[String], integralTime: Boolean): AccessSpec =
-    AccessSpec(AccessRequest.parse(paths, names), Expiration.parse(expiration, integralTime, "expirationInterval"))
+  def parse(names: Seq[String], integralTime: Boolean): AccessSpec = {
+    val tau = Expiration.parse(expiration, integralTime, "expirationInterval")
+    AccessSpec(AccessRequest.parse(paths, names), tau)
+  }
 }
 
 /**
