@@ -45,8 +45,4 @@ object WJoinConf {
    * integer >= 1 fails with an IllegalArgumentException naming the key and the value.
    */
   def timeBands(conf: SQLConf): Int = conf.getConf(TimeBands).getOrElse(conf.numShufflePartitions)
-
-  /** Every entry, for documentation and tests: (key, type, default, doc). */
-  def describe: Seq[(String, String, String, String)] =
-    Seq((TimeBands.key, "int", "spark.sql.shuffle.partitions", TimeBands.doc))
 }
