@@ -2,7 +2,14 @@
 // Spark is "provided": the jar carries only our classes and runs on any Spark 4.3 cluster.
 ThisBuild / scalaVersion := "2.13.18"
 ThisBuild / organization := "io.github.sparkwjoin"
-ThisBuild / version := "0.1.0"
+// The versions of spark-wjoin and of the Spark it is built for: one source, read by pyproject.toml too.
+lazy val versionFile = file("python/wjoin/_version.py")
+def versionOf(key: String): String = {
+  val pattern = ("(?m)^" + key + """ = "([^"]+)"""").r
+  pattern.findFirstMatchIn(IO.read(versionFile)).map(_.group(1)).getOrElse(sys.error(s"no $key in $versionFile"))
+}
+ThisBuild / version := versionOf("__version__")
+lazy val builtForSpark = versionOf("spark_version")
 
 // Spark 4.3.0 is compiled against (never packaged) from the jars of the pinned pyspark wheel in
 // .venv/: the JVM build and the Python runtime then use byte-identical Spark, and no Spark
@@ -54,11 +61,38 @@ lazy val jvmSettings = Seq(
   Test / parallelExecution := false
 )
 
+// The Java classes of the Spark Connect message (proto/wjoin_connect.proto, the one source the
+// Python module is generated from too): protoc (bin/protoc, the release the server shades), then
+// com.google.protobuf relocated to org.sparkproject.connect.protobuf, the runtime the Spark
+// Connect server jar carries, so the plugin shares its classes (no protobuf in our jar).
+lazy val connectProtoJava = Def.task {
+  val root = (ThisBuild / baseDirectory).value
+  val proto = root / "proto" / "wjoin_connect.proto"
+  val out = (Compile / sourceManaged).value / "protobuf"
+  val generate = FileFunction.cached(streams.value.cacheDirectory / "protoc", FilesInfo.hash) { _ =>
+    IO.delete(out); IO.createDirectory(out)
+    val rc = scala.sys.process.Process(Seq((root / "bin" / "protoc").getPath, s"-I${proto.getParent}",
+      s"--java_out=${out.getPath}", proto.getPath), root).!
+    if (rc != 0) sys.error(s"protoc failed on $proto")
+    val files = (out ** "*.java").get.toSet
+    files.foreach(f => IO.write(f, IO.read(f).replace("com.google.protobuf.", "org.sparkproject.connect.protobuf.")))
+    files
+  }
+  generate(Set(proto)).toSeq.sorted
+}
+
 // The product: the jar bin/setup puts into the Python package.
 lazy val wjoin = (project in file("jvm"))
   .settings(
     jvmSettings,
     name := "spark-wjoin",
+    Compile / sourceGenerators += connectProtoJava.taskValue,
+    // wjoin/version.properties: what the extension and the Connect plugin check at run time.
+    Compile / resourceGenerators += Def.task {
+      val out = (Compile / resourceManaged).value / "wjoin" / "version.properties"
+      IO.write(out, s"version=${version.value}\nspark.version=$builtForSpark\n")
+      Seq(out)
+    }.taskValue,
     // The jar goes inside the Python package so `import wjoin` finds it offline.
     Compile / packageBin / artifactPath := baseDirectory.value / ".." / "python" / "wjoin" / "jars" / "spark-wjoin.jar"
   )

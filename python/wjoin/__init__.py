@@ -3,15 +3,20 @@
     import wjoin
     spark = wjoin.configure(SparkSession.builder.master("local[*]")).getOrCreate()
     joined = a.wjoin(b, c, on="obj_id", time="ts", window="2 minutes")
+
+The same calls work on DataFrames of a Spark Connect session whose server runs with
+``wjoin.server_settings()`` (the jar, the extension and the Connect plugin).
 """
 from pyspark.sql import DataFrame as _DataFrame
 
-from ._api import ACCESS_PATHS, ALGORITHMS, WINDOW_STRATEGIES, configure, jar_path, wjoin
+from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, WINDOW_STRATEGIES, configure, jar_path,
+                   server_settings, wjoin)
+from ._version import __version__, spark_version
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
-__all__ = ["ACCESS_PATHS", "ALGORITHMS", "WINDOW_STRATEGIES", "Directed", "StreamRange", "StreamRows", "configure",
-           "directed", "jar_path", "range_window", "rows_window", "wjoin"]
-__version__ = "0.1.0"
+__all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "WINDOW_STRATEGIES", "Directed", "StreamRange",
+           "StreamRows", "__version__", "configure", "directed", "jar_path", "range_window", "rows_window",
+           "server_settings", "spark_version", "wjoin"]
 
 
 def _dataframe_wjoin(self, *others, **options):

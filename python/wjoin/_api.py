@@ -1,7 +1,8 @@
 """The Python side of the W-join: checks Python types, converts values to plain data
 (:func:`_arguments`), and makes one call into the JVM facade ``wjoin.WJoin.fromArguments``
 (:func:`_classic`), which checks every value before any Spark job runs; its errors come back
-as ValueError with the JVM's message.
+as ValueError with the JVM's message. DataFrames of a Spark Connect session send the same
+arguments to the server's plugin instead (:mod:`wjoin._connect`), with the same checks.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from py4j.protocol import Py4JJavaError
 from pyspark.errors import AnalysisException, IllegalArgumentException
 from pyspark.sql import Column, DataFrame, SparkSession
 
+from ._version import __version__, spark_version
 from ._windows import length_text, terms_text
 
 # The accepted names (the JVM validates them; wjoin.WJoinArguments.choices lists its own).
@@ -28,16 +30,59 @@ def jar_path() -> str:
     return path
 
 
+# The plugin a Spark Connect server needs (spark.connect.extensions.relation.classes).
+CONNECT_PLUGIN = "wjoin.connect.WJoinRelationPlugin"
+
+
+def server_settings(jar: str | None = None) -> dict:
+    """The settings a Spark Connect server (or any Spark application) needs for the W-join, e.g.
+    as ``--conf key=value`` of ``sbin/start-connect-server.sh``: the jar, the extension, the plugin."""
+    return {"spark.jars": jar or jar_path(), "spark.sql.extensions": "wjoin.WJoinExtensions",
+            "spark.connect.extensions.relation.classes": CONNECT_PLUGIN}
+
+
 def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
-    """Adds the bundled jar and the W-join extension to a session builder (keeps what is set)."""
+    """Adds the bundled jar, the W-join extension and the Spark Connect plugin to a session
+    builder (keeps what is set). A remote builder (``.remote(...)``) is returned as it is: the
+    server has its own settings (:func:`server_settings`)."""
     options = getattr(builder, "_options", {})
+    if "spark.remote" in options:
+        return builder
     jars = [j for j in options.get("spark.jars", "").split(",") if j]
     extensions = [e for e in options.get("spark.sql.extensions", "").split(",") if e]
     if jar_path() not in jars:
         jars.append(jar_path())
     if "wjoin.WJoinExtensions" not in extensions:
         extensions.append("wjoin.WJoinExtensions")
-    return builder.config("spark.jars", ",".join(jars)).config("spark.sql.extensions", ",".join(extensions))
+    plugins = [p for p in options.get("spark.connect.extensions.relation.classes", "").split(",") if p]
+    if CONNECT_PLUGIN not in plugins:
+        plugins.append(CONNECT_PLUGIN)
+    return (builder.config("spark.jars", ",".join(jars)).config("spark.sql.extensions", ",".join(extensions))
+            .config("spark.connect.extensions.relation.classes", ",".join(plugins)))
+
+
+def _major_minor(version: str) -> list[str]:
+    return version.split(".")[:2]
+
+
+_checked_sessions: set[int] = set()
+
+
+def check_spark_version(spark) -> None:
+    """Fails (RuntimeError) unless the session runs the Spark release this package was built for."""
+    if id(spark) in _checked_sessions:
+        return
+    running = spark.version
+    if _major_minor(running) != _major_minor(spark_version):
+        raise RuntimeError(f"spark-wjoin {__version__} is built for Spark {spark_version}, but the session runs "
+                           f"Spark {running}; install the spark-wjoin build for Spark "
+                           f"{'.'.join(_major_minor(running))}")
+    _checked_sessions.add(id(spark))
+
+
+def _is_connect(df) -> bool:
+    """A DataFrame of a Spark Connect session (known without importing the Connect client)."""
+    return type(df).__module__.startswith("pyspark.sql.connect.")
 
 
 def _inputs(inputs) -> tuple[list[str] | None, list[DataFrame]]:
@@ -170,5 +215,14 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
                lazy expiration every tau time units (a length like window=), "auto", or None/0
                for eager expiration; results never change
     """
-    return _classic(*_arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional,
-                                access_paths, expiration_interval))
+    dfs, arguments = _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional,
+                                access_paths, expiration_interval)
+    connect = [_is_connect(df) for df in dfs]
+    if any(connect) and not all(connect):
+        raise ValueError("all W-join inputs must belong to the same SparkSession")
+    if dfs:
+        check_spark_version(dfs[0].sparkSession)
+    if dfs and all(connect):
+        from ._connect import connect_wjoin
+        return connect_wjoin(dfs, arguments)
+    return _classic(dfs, arguments)

@@ -15,6 +15,8 @@ import wjoin.sql.{ResolveWindowJoinSql, WJoinSqlParser}
  */
 class WJoinExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
+    // A jar built for another Spark minor release fails here, clearly, not later in a planner.
+    BuildVersions.requireSupportedSpark()
     // Registers the spark.wjoin.* settings with SQLConf, so a bad value fails when it is SET.
     WJoinConf.register()
     // The papers' SQL: a window clause after the FROM clause (every other statement parses as before).

@@ -36,6 +36,9 @@ object SparkBridge {
   /** True for strings whose collation makes `=` byte equality (so hashing them is exact). */
   def hasBinaryEquality(t: org.apache.spark.sql.types.StringType): Boolean = t.supportsBinaryEquality
 
+  /** A Column of an expression (e.g. one a Spark Connect planner made from a client's). */
+  def column(expression: Expression): Column = classic.ExpressionUtils.column(expression)
+
   /** The (unresolved) expression of a Column, converted the way the session's DataFrames do. */
   def expression(spark: SparkSession, column: Column): Expression = classicSession(spark).expression(column)
 

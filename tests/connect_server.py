@@ -1,0 +1,90 @@
+"""A real Spark Connect server for the tests: started from the pyspark distribution's
+``bin/spark-submit`` with the W-join jar, extension and Connect plugin, on a free loopback port.
+
+    with ConnectServer(jar) as server:
+        spark = SparkSession.builder.remote(server.url).getOrCreate()
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import tempfile
+import time
+
+import pyspark
+
+import wjoin
+
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ConnectServer:
+    """One Connect server process (local[2]); its log is kept in a temporary file for failures."""
+
+    def __init__(self, jar: str | None = None, startup_timeout: float = 180.0) -> None:
+        self.jar = jar or wjoin.jar_path()
+        self.port = free_port()
+        self.url = f"sc://127.0.0.1:{self.port}"
+        self.timeout = startup_timeout
+        self.process: subprocess.Popen | None = None
+        self.log = tempfile.NamedTemporaryFile(prefix="wjoin-connect-", suffix=".log", delete=False)
+
+    def command(self) -> list[str]:
+        spark_home = os.path.dirname(pyspark.__file__)
+        confs = dict(wjoin.server_settings(self.jar), **{
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": str(self.port),
+            "spark.sql.shuffle.partitions": "5",
+            "spark.ui.enabled": "false",
+            "spark.driver.memory": "2g"})
+        confs.pop("spark.jars")
+        args = [os.path.join(spark_home, "bin", "spark-submit"), "--class", SERVER_CLASS, "--master", "local[2]",
+                "--jars", self.jar]
+        for key, value in confs.items():
+            args += ["--conf", f"{key}={value}"]
+        return args + ["spark-internal"]
+
+    def start(self) -> "ConnectServer":
+        env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=os.path.dirname(pyspark.__file__))
+        env.pop("SPARK_REMOTE", None)
+        env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+        self.process = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT, env=env,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the Connect server exited with {self.process.returncode}:\n{self.tail()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"the Connect server did not listen on port {self.port} in {self.timeout}s:\n{self.tail()}")
+
+    def tail(self, lines: int = 40) -> str:
+        with open(self.log.name, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> "ConnectServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
