@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -52,7 +53,9 @@ class ConnectServer:
         return args + ["spark-internal"]
 
     def start(self) -> "ConnectServer":
-        env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=os.path.dirname(pyspark.__file__))
+        # Python UDFs and foreachBatch run in Python workers of the server: this interpreter.
+        env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_HOME=os.path.dirname(pyspark.__file__),
+                   PYSPARK_PYTHON=sys.executable)
         env.pop("SPARK_REMOTE", None)
         env.pop("SPARK_CONNECT_MODE_ENABLED", None)
         self.process = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT, env=env,

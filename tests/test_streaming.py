@@ -53,7 +53,21 @@ def ids(df, n):
 
 
 def run_to_end(df, checkpoint, sink):
-    """Runs the streaming query over every file (trigger availableNow) into `sink` (a dict batch -> rows)."""
+    """Runs the streaming query over every file (trigger availableNow) into `sink` (a dict batch -> rows).
+
+    On a Spark Connect session a foreachBatch function runs in the server's Python worker, away
+    from `sink`: the query writes parquet files beside the checkpoint instead (exactly once,
+    across restarts), and `sink` gets all of them as one entry."""
+    if hasattr(df.sparkSession, "client"):
+        out = checkpoint + "-out"
+        plain = df.toDF(*[f"c{i}" for i in range(len(df.columns))])  # parquet needs unique names
+        q = (plain.writeStream.format("parquet").option("path", out).option("checkpointLocation", checkpoint)
+             .trigger(availableNow=True).start())
+        q.awaitTermination()
+        sink.clear()
+        sink[0] = [tuple(r) for r in df.sparkSession.read.schema(plain.schema).parquet(out).collect()]
+        return q
+
     def collect(batch, batch_id):
         sink[batch_id] = [tuple(r) for r in batch.collect()]
     q = (df.writeStream.foreachBatch(collect).option("checkpointLocation", checkpoint)

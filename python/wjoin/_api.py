@@ -80,9 +80,9 @@ def check_spark_version(spark) -> None:
     _checked_sessions.add(id(spark))
 
 
-def _is_connect(df) -> bool:
-    """A DataFrame of a Spark Connect session (known without importing the Connect client)."""
-    return type(df).__module__.startswith("pyspark.sql.connect.")
+def _is_connect(df_or_session) -> bool:
+    """A DataFrame or session of Spark Connect (known without importing the Connect client)."""
+    return type(df_or_session).__module__.startswith("pyspark.sql.connect.")
 
 
 def _inputs(inputs) -> tuple[list[str] | None, list[DataFrame]]:
@@ -171,11 +171,8 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
         "expiration_interval": expiration_interval}
 
 
-def _classic(dfs: list[DataFrame], arguments: dict) -> DataFrame:
+def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> DataFrame:
     """The one py4j call: the JVM builds and checks the W-join; its errors become ValueError."""
-    spark = dfs[0].sparkSession if dfs else SparkSession.getActiveSession()
-    if spark is None:
-        raise ValueError("inputs: a W-join needs at least 2 inputs, got 0")
     plain = dict(arguments, condition=None if arguments["condition"] is None else arguments["condition"]._jc)
     try:
         return DataFrame(spark._jvm.wjoin.WJoin.fromArguments([df._jdf for df in dfs], plain), spark)
@@ -217,12 +214,13 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
     """
     dfs, arguments = _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional,
                                 access_paths, expiration_interval)
-    connect = [_is_connect(df) for df in dfs]
-    if any(connect) and not all(connect):
+    spark = dfs[0].sparkSession if dfs else SparkSession.getActiveSession()
+    if spark is None:
+        raise ValueError("inputs: a W-join needs at least 2 inputs, got 0")
+    if any(_is_connect(df) != _is_connect(spark) for df in dfs):
         raise ValueError("all W-join inputs must belong to the same SparkSession")
-    if dfs:
-        check_spark_version(dfs[0].sparkSession)
-    if dfs and all(connect):
+    check_spark_version(spark)
+    if _is_connect(spark):
         from ._connect import connect_wjoin
-        return connect_wjoin(dfs, arguments)
-    return _classic(dfs, arguments)
+        return connect_wjoin(spark, dfs, arguments)
+    return _classic(spark, dfs, arguments)

@@ -40,8 +40,7 @@ class WJoinPlan(LogicalPlan):
         args = self._arguments
         message = wjoin_proto.WJoinRelation(
             inputs=[p.plan(session).SerializeToString() for p in self._inputs],
-            on=args["on"], algorithm=args["algorithm"], window_strategy=args["window_strategy"],
-            bidirectional=args["bidirectional"], client_version=__version__)
+            on=args["on"], bidirectional=args["bidirectional"], client_version=__version__)
         if args["names"] is not None:
             message.names.values.extend(args["names"])
         if args["condition"] is not None:
@@ -56,7 +55,7 @@ class WJoinPlan(LogicalPlan):
             message.time_per_input.values.extend(time)
         if args["windows"] is not None:
             message.windows.values.extend(args["windows"])
-        for key in ("window", "access_paths", "expiration_interval", "how"):
+        for key in ("window", "algorithm", "window_strategy", "access_paths", "expiration_interval", "how"):
             if args.get(key) is not None:
                 setattr(message, key, args[key])
         return message
@@ -74,9 +73,8 @@ class WJoinPlan(LogicalPlan):
         return found
 
 
-def connect_wjoin(dfs: list, arguments: dict):
-    """The W-join of Connect DataFrames, analyzed at once (errors become ValueError)."""
-    session = dfs[0].sparkSession
+def connect_wjoin(session, dfs: list, arguments: dict):
+    """The W-join of Connect DataFrames of ``session``, analyzed at once (errors become ValueError)."""
     if any(df.sparkSession is not session for df in dfs):
         raise ValueError("all W-join inputs must belong to the same SparkSession")
     joined = ConnectDataFrame(WJoinPlan([df._plan for df in dfs], arguments), session)
