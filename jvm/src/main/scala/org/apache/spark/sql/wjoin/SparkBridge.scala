@@ -22,7 +22,7 @@ object SparkBridge {
     case s: classic.SparkSession => s
     case other => throw new IllegalArgumentException(
       s"spark-wjoin runs inside the Spark driver and needs a classic SparkSession, got ${other.getClass.getName} " +
-        "(Spark Connect sessions are not supported)")
+        "(from a Spark Connect client, use the Python package or SQL: the server's plugin builds the W-join there)")
   }
 
   def analyzedPlan(df: DataFrame): LogicalPlan = df match {
