@@ -26,13 +26,18 @@ def executed_plan(df) -> str:
     return df._jdf.queryExecution().executedPlan().toString()
 
 
+def is_connect(spark) -> bool:
+    """A Spark Connect session (classic sessions have a `client` property too: it raises)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect.")
+
+
 @contextmanager
 def job_counter(spark):
     """Counts the Spark jobs started inside the block: yields a callable returning the ids.
 
     On a Spark Connect session, counts the plans the client sends for execution (every job
     starts from one; analysis, where every W-join check runs, sends none)."""
-    if hasattr(spark, "client"):
+    if is_connect(spark):
         with _executions(spark.client) as sent:
             yield sent
         return

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from pyspark.sql import functions as F
 
 import wjoin
-from helpers import bag, rows_of
+from helpers import bag, is_connect, rows_of
 
 SCHEMA = "k int, ts timestamp, id int"
 NAMES = ["A", "B", "C"]
@@ -58,7 +58,7 @@ def run_to_end(df, checkpoint, sink):
     On a Spark Connect session a foreachBatch function runs in the server's Python worker, away
     from `sink`: the query writes parquet files beside the checkpoint instead (exactly once,
     across restarts), and `sink` gets all of them as one entry."""
-    if hasattr(df.sparkSession, "client"):
+    if is_connect(df.sparkSession):
         out = checkpoint + "-out"
         plain = df.toDF(*[f"c{i}" for i in range(len(df.columns))])  # parquet needs unique names
         q = (plain.writeStream.format("parquet").option("path", out).option("checkpointLocation", checkpoint)

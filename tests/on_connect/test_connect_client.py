@@ -73,3 +73,9 @@ def test_a_session_of_another_spark_release_is_refused(spark, abc, monkeypatch):
     monkeypatch.setattr(_api, "_checked_sessions", set())
     with pytest.raises(RuntimeError, match=r"built for Spark 3\.5\.0, but the session runs Spark 4\.3"):
         wjoin.wjoin([a, b], on="k", time="ts", window=5)
+
+
+def test_columns_of_the_input_dataframes_in_the_condition(abc):
+    a, b, _ = abc
+    joined = wjoin.wjoin([a, b], on=[a["k"] == b["k"], a["v"] < b["v"]], time="ts", window=5)
+    assert rows_of(joined.select("A.v", "B.v")) == [(2, 3), (5, 6)]
