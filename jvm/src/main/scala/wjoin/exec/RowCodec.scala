@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types._
 
-import wjoin.core.{EnginePlan, RangeValues, TupleFilter}
+import wjoin.core.{EnginePlan, RangeValues, RealKeys, TupleFilter}
 
 /**
  * How one input's event time is read from its rows (Spark-specific; the band arithmetic is
@@ -133,21 +133,34 @@ final class RowCodec(
   }
 
   /**
-   * The range attributes of buffered rows (indexed inputs). A NULL reads as Long.MinValue:
-   * its band conjunct, which stays in the residual, is never true, so where such a row lands
-   * in an index or which range it opens only costs candidates, never results.
+   * The range attributes of buffered rows (indexed inputs), as keys: integral, date and
+   * timestamp values as they are, float, double and decimal ones as [[RealKeys]] (the reader
+   * is chosen per attribute, once). A NULL reads as Long.MinValue: its band conjunct, which
+   * stays in the residual, is never true, so where such a row lands in an index or which range
+   * it opens only costs candidates, never results.
    */
   def rangeValues(): RangeValues = {
     if (!plan.indexed.exists(identity)) return RangeValues.None
-    val bound: Array[Array[Expression]] = Array.tabulate(n) { i =>
-      rangeAttributes.lift(i).getOrElse(Nil).map(BindReferences.bindReference(_, storedAttributes(i))).toArray
+    val readers: Array[Array[InternalRow => Long]] = Array.tabulate(n) { i =>
+      rangeAttributes.lift(i).getOrElse(Nil).map { e =>
+        val bound = BindReferences.bindReference(e, storedAttributes(i))
+        val key: Any => Long = e.dataType match {
+          case FloatType => v => RealKeys.encode(v.asInstanceOf[java.lang.Float].doubleValue)
+          case DoubleType => v => RealKeys.encode(v.asInstanceOf[java.lang.Double].doubleValue)
+          case _: DecimalType => v => RealKeys.encode(v.asInstanceOf[Decimal].toDouble)
+          case _ => {
+            case v: java.lang.Number => v.longValue()
+            case other => throw new IllegalStateException(s"unexpected range value $other")
+          }
+        }
+        (r: InternalRow) => bound.eval(r) match {
+          case null => Long.MinValue
+          case v => key(v)
+        }
+      }.toArray
     }
     new RangeValues {
-      def value(input: Int, attr: Int, row: AnyRef): Long = bound(input)(attr).eval(row.asInstanceOf[InternalRow]) match {
-        case null => Long.MinValue
-        case v: java.lang.Number => v.longValue()
-        case other => throw new IllegalStateException(s"unexpected range value $other")
-      }
+      def value(input: Int, attr: Int, row: AnyRef): Long = readers(input)(attr)(row.asInstanceOf[InternalRow])
     }
   }
 
