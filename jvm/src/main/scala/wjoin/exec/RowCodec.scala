@@ -142,22 +142,7 @@ final class RowCodec(
   def rangeValues(): RangeValues = {
     if (!plan.indexed.exists(identity)) return RangeValues.None
     val readers: Array[Array[InternalRow => Long]] = Array.tabulate(n) { i =>
-      rangeAttributes.lift(i).getOrElse(Nil).map { e =>
-        val bound = BindReferences.bindReference(e, storedAttributes(i))
-        val key: Any => Long = e.dataType match {
-          case FloatType => v => RealKeys.encode(v.asInstanceOf[java.lang.Float].doubleValue)
-          case DoubleType => v => RealKeys.encode(v.asInstanceOf[java.lang.Double].doubleValue)
-          case _: DecimalType => v => RealKeys.encode(v.asInstanceOf[Decimal].toDouble)
-          case _ => {
-            case v: java.lang.Number => v.longValue()
-            case other => throw new IllegalStateException(s"unexpected range value $other")
-          }
-        }
-        (r: InternalRow) => bound.eval(r) match {
-          case null => Long.MinValue
-          case v => key(v)
-        }
-      }.toArray
+      rangeAttributes.lift(i).getOrElse(Nil).map(RowCodec.rangeKey(_, storedAttributes(i))).toArray
     }
     new RangeValues {
       def value(input: Int, attr: Int, row: AnyRef): Long = readers(input)(attr)(row.asInstanceOf[InternalRow])
@@ -206,6 +191,30 @@ final class RowCodec(
       var k = 1
       while (k < n) { row = joiners(k - 1).join(row, tuple(k).asInstanceOf[UnsafeRow]); k += 1 }
       row
+    }
+  }
+}
+
+object RowCodec {
+  /**
+   * The range key of `e` (an attribute of a range binding) in rows of `attributes`: integral,
+   * date and timestamp values as they are, float, double and decimal ones as [[RealKeys]];
+   * NULL as Long.MinValue. The conversion is chosen once, by the type.
+   */
+  def rangeKey(e: Expression, attributes: Seq[Attribute]): InternalRow => Long = {
+    val bound = BindReferences.bindReference(e, attributes)
+    val key: Any => Long = e.dataType match {
+      case FloatType => v => RealKeys.encode(v.asInstanceOf[java.lang.Float].doubleValue)
+      case DoubleType => v => RealKeys.encode(v.asInstanceOf[java.lang.Double].doubleValue)
+      case _: DecimalType => v => RealKeys.encode(v.asInstanceOf[Decimal].toDouble)
+      case _ => {
+        case v: java.lang.Number => v.longValue()
+        case other => throw new IllegalStateException(s"unexpected range value $other")
+      }
+    }
+    (r: InternalRow) => bound.eval(r) match {
+      case null => Long.MinValue
+      case v => key(v)
     }
   }
 }

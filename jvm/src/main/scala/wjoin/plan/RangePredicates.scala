@@ -87,6 +87,21 @@ object RangePredicates extends PredicateHelper {
       }
   }
 
+  /**
+   * A foldable interval of a fixed length in microseconds: a day-time interval, or a calendar
+   * interval without months and days (whose length depends on the calendar).
+   */
+  private object Micros {
+    def unapply(e: Expression): Option[BigDecimal] =
+      if (!e.foldable || !e.deterministic) None
+      else scala.util.Try(e.eval()).toOption.flatMap {
+        case us: java.lang.Long if e.dataType.isInstanceOf[DayTimeIntervalType] => Some(BigDecimal(us.longValue))
+        case ci: org.apache.spark.unsafe.types.CalendarInterval if ci.months == 0 && ci.days == 0 =>
+          Some(BigDecimal(ci.microseconds))
+        case _ => None
+      }
+  }
+
   /** A cast that never reverses the order of two values (NULL and overflow aside). */
   private def monotoneCast(from: DataType, to: DataType): Boolean = (from, to) match {
     case (a, b) if a == b => true
@@ -111,6 +126,8 @@ object RangePredicates extends PredicateHelper {
     case UnaryMinus(c, _) => linear(c).map(_.negate)
     case DateAdd(l, r) => for (a <- linear(l); b <- linear(r)) yield a + b
     case DateSub(l, r) => for (a <- linear(l); b <- linear(r)) yield a + b.negate
+    case TimestampAddInterval(l, Micros(us), _) => linear(l).map(_ + Linear(Nil, Nil, us))
+    case r: RuntimeReplaceable => linear(r.replacement) // ts - INTERVAL: DatetimeSub
     case Cast(child, to, _, _) if monotoneCast(child.dataType, to) => linear(child)
     case _ => None
   }
@@ -211,6 +228,7 @@ object RangePredicates extends PredicateHelper {
 
   /** Conjuncts with Spark's replaceable forms (BETWEEN) replaced and split. */
   private def expand(c: Expression): Seq[Expression] = c match {
+    case b: Between => Seq(GreaterThanOrEqual(b.input, b.lower), LessThanOrEqual(b.input, b.upper))
     case r: RuntimeReplaceable => splitConjunctivePredicates(r.replacement).flatMap(expand)
     case other => Seq(other)
   }
