@@ -135,7 +135,7 @@ object AccessPlanner {
         require(p != AccessPath.Hash || keyed, s"input ${names(j)} cannot use a hash access path: there is no " +
           "equality key shared by all inputs (join on a column of every input, e.g. on=\"id\")")
         require(p == AccessPath.Scan || p == AccessPath.Hash || hasRange, s"input ${names(j)} cannot use a " +
-          s"${p.name} access path: no band or inequality predicate relates an integral, date or timestamp column " +
+          s"${p.name} access path: no band or inequality predicate relates a numeric, date or timestamp column " +
           "of it to another input (e.g. abs(A.x - B.x) <= 5 or A.x < B.x)")
         Seq(p)
       case None if scanOnly => Seq(AccessPath.Scan)
