@@ -38,17 +38,38 @@ object Algorithm extends NamedValues[Algorithm] {
  *   A.pos BETWEEN B.pos - 5 AND B.pos + 5   target A, source B: [-5, 5]
  * }}}
  *
+ * Real-valued attributes (`real`: float, double, decimal) have [[RealKeys]] as keys, which
+ * are not additive: their range comes from the [[RealBand]]'s offsets, widened for rounding,
+ * and the Long offsets only say which sides are bounded.
+ *
  * Attributes are numbered per input (see [[RangeValues]]); the predicate itself stays in the
  * residual, so a binding only has to be a superset of the matches, never exact.
+ *
+ * @param real the band's offsets in the attributes' own (real) units; None: integral keys
  */
 final case class RangeBinding(target: Int, targetAttr: Int, source: Int, sourceAttr: Int, lowOffset: Long,
-    highOffset: Long) {
+    highOffset: Long, real: Option[RealBand] = None) {
   require(target != source, s"a range binding relates two inputs, got input $target twice")
   require(lowOffset <= highOffset, s"range binding offsets [$lowOffset, $highOffset] are empty")
 
-  /** The inclusive range of the target's attribute for a source value x (saturating). */
-  def low(x: Long): Long = if (lowOffset == Long.MinValue) Long.MinValue else RangeBinding.plus(x, lowOffset)
-  def high(x: Long): Long = if (highOffset == Long.MaxValue) Long.MaxValue else RangeBinding.plus(x, highOffset)
+  /** The inclusive key range of the target's attribute for a source key x (saturating). */
+  def low(x: Long): Long = real match {
+    case Some(r) => r.lowKey(x)
+    case None => if (lowOffset == Long.MinValue) Long.MinValue else RangeBinding.plus(x, lowOffset)
+  }
+  def high(x: Long): Long = real match {
+    case Some(r) => r.highKey(x)
+    case None => if (highOffset == Long.MaxValue) Long.MaxValue else RangeBinding.plus(x, highOffset)
+  }
+
+  /** Bounded on both sides (a band, not a one-sided inequality). */
+  def bounded: Boolean = lowOffset != Long.MinValue && highOffset != Long.MaxValue
+
+  /** How many attribute units the range spans (integral: values; real: the length). */
+  def width: Double = real match {
+    case Some(r) => r.high - r.low
+    case None => if (!bounded) Double.PositiveInfinity else highOffset.toDouble - lowOffset.toDouble + 1
+  }
 }
 
 object RangeBinding {
@@ -60,9 +81,10 @@ object RangeBinding {
 }
 
 /**
- * The range attributes of buffered rows, as `Long`s (integral, date and timestamp columns):
- * `value(input, attr, row)` for the attributes the [[RangeBinding]]s name. Rows whose range
- * attribute is NULL never reach the engine (their band predicate cannot hold).
+ * The range attributes of buffered rows, as `Long` keys (integral, date and timestamp columns
+ * as they are, real-valued ones as [[RealKeys]]): `value(input, attr, row)` for the
+ * attributes the [[RangeBinding]]s name. A NULL reads as `Long.MinValue` (its band predicate
+ * cannot hold; the residual rejects it).
  */
 trait RangeValues {
   def value(input: Int, attr: Int, row: AnyRef): Long

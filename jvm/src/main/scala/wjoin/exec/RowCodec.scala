@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types._
 
-import wjoin.core.{EnginePlan, RangeValues, TupleFilter}
+import wjoin.core.{EnginePlan, RangeValues, RealKeys, TupleFilter}
 
 /**
  * How one input's event time is read from its rows (Spark-specific; the band arithmetic is
@@ -133,21 +133,19 @@ final class RowCodec(
   }
 
   /**
-   * The range attributes of buffered rows (indexed inputs). A NULL reads as Long.MinValue:
-   * its band conjunct, which stays in the residual, is never true, so where such a row lands
-   * in an index or which range it opens only costs candidates, never results.
+   * The range attributes of buffered rows (indexed inputs), as keys: integral, date and
+   * timestamp values as they are, float, double and decimal ones as [[RealKeys]] (the reader
+   * is chosen per attribute, once). A NULL reads as Long.MinValue: its band conjunct, which
+   * stays in the residual, is never true, so where such a row lands in an index or which range
+   * it opens only costs candidates, never results.
    */
   def rangeValues(): RangeValues = {
     if (!plan.indexed.exists(identity)) return RangeValues.None
-    val bound: Array[Array[Expression]] = Array.tabulate(n) { i =>
-      rangeAttributes.lift(i).getOrElse(Nil).map(BindReferences.bindReference(_, storedAttributes(i))).toArray
+    val readers: Array[Array[InternalRow => Long]] = Array.tabulate(n) { i =>
+      rangeAttributes.lift(i).getOrElse(Nil).map(RowCodec.rangeKey(_, storedAttributes(i))).toArray
     }
     new RangeValues {
-      def value(input: Int, attr: Int, row: AnyRef): Long = bound(input)(attr).eval(row.asInstanceOf[InternalRow]) match {
-        case null => Long.MinValue
-        case v: java.lang.Number => v.longValue()
-        case other => throw new IllegalStateException(s"unexpected range value $other")
-      }
+      def value(input: Int, attr: Int, row: AnyRef): Long = readers(input)(attr)(row.asInstanceOf[InternalRow])
     }
   }
 
@@ -193,6 +191,30 @@ final class RowCodec(
       var k = 1
       while (k < n) { row = joiners(k - 1).join(row, tuple(k).asInstanceOf[UnsafeRow]); k += 1 }
       row
+    }
+  }
+}
+
+object RowCodec {
+  /**
+   * The range key of `e` (an attribute of a range binding) in rows of `attributes`: integral,
+   * date and timestamp values as they are, float, double and decimal ones as [[RealKeys]];
+   * NULL as Long.MinValue. The conversion is chosen once, by the type.
+   */
+  def rangeKey(e: Expression, attributes: Seq[Attribute]): InternalRow => Long = {
+    val bound = BindReferences.bindReference(e, attributes)
+    val key: Any => Long = e.dataType match {
+      case FloatType => v => RealKeys.encode(v.asInstanceOf[java.lang.Float].doubleValue)
+      case DoubleType => v => RealKeys.encode(v.asInstanceOf[java.lang.Double].doubleValue)
+      case _: DecimalType => v => RealKeys.encode(v.asInstanceOf[Decimal].toDouble)
+      case _ => {
+        case v: java.lang.Number => v.longValue()
+        case other => throw new IllegalStateException(s"unexpected range value $other")
+      }
+    }
+    (r: InternalRow) => bound.eval(r) match {
+      case null => Long.MinValue
+      case v => key(v)
     }
   }
 }

@@ -55,10 +55,11 @@ object InputStatistics {
     val rows = math.max(1.0, rowsOpt.getOrElse(1000.0 * 100))
     def numeric(v: Option[Any]): Option[Double] = v.collect {
       case n: java.lang.Number => n.doubleValue()
-    }
+      case d: Decimal => d.toDouble
+    }.filter(d => !d.isNaN && !d.isInfinite)
     def extent(e: Expression): Option[Double] = e match {
       case a: Attribute => colStats.get(a).flatMap(c =>
-        for (lo <- numeric(c.min); hi <- numeric(c.max)) yield hi - lo + 1)
+        for (lo <- numeric(c.min); hi <- numeric(c.max)) yield hi - lo + unit(a))
       case _ => None
     }
     val span = extent(time).filter(_ > 0)
@@ -69,6 +70,12 @@ object InputStatistics {
     val source = if (streaming || rowsOpt.isEmpty) "assumed" else if (span.isDefined) "spark stats" else "spark stats + assumed"
     InputStats(rows, span.getOrElse(rows * window / 1000.0), math.max(1.0, distinct.getOrElse(rows / 10)),
       ranges.indices.flatMap(k => extent(ranges(k)).map(k -> _)).toMap, source)
+  }
+
+  /** The width of one value: 1 for integral attributes (a range of values), 0 for real ones. */
+  private def unit(e: Expression): Double = e.dataType match {
+    case FloatType | DoubleType | _: DecimalType => 0.0
+    case _ => 1.0
   }
 
   private def fromRows(output: Seq[Attribute], rows: Seq[InternalRow], total: Int, time: Expression,
@@ -88,8 +95,12 @@ object InputStatistics {
     })).distinct.size.toDouble
     val widths = ranges.indices.flatMap { k =>
       val e = bind(ranges(k))
-      val vs = rows.flatMap(r => asLong(e.eval(r)))
-      if (vs.isEmpty) None else Some(k -> (vs.max.toDouble - vs.min.toDouble + 1))
+      val vs = rows.flatMap(r => e.eval(r) match {
+        case n: java.lang.Number => Some(n.doubleValue())
+        case d: Decimal => Some(d.toDouble)
+        case _ => None
+      }).filter(d => !d.isNaN && !d.isInfinite)
+      if (vs.isEmpty) None else Some(k -> (vs.max - vs.min + unit(ranges(k))))
     }.toMap
     InputStats(total.toDouble, span, math.max(1.0, distinct * total / math.max(1, rows.size)), widths, "data")
   }

@@ -5,7 +5,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, TimeBands}
-import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner}
+import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, PredicateGraph}
 
 /**
  * Every planning decision of a W-join, batch or streaming, made from the logical
@@ -46,17 +46,19 @@ object WindowJoinPlanner {
    * @param tau             lazy expiration interval in time units (0: eager; Kang et al. Appendix A)
    * @param decision        the costs behind the choice
    * @param integralTime    time columns are plain numbers (for rendering tau)
+   * @param predicates      the conjuncts between inputs and their selectivities, which the
+   *                        probe orders follow (EXPLAIN shows them)
    */
   final case class PlannedAccess(paths: Seq[AccessPath], bindings: Seq[RangeBinding],
       rangeAttributes: Seq[Seq[Expression]], orders: Seq[Seq[Int]], tau: Long, decision: AccessDecision,
-      integralTime: Boolean) {
+      integralTime: Boolean, predicates: PredicateGraph) {
     /** The engine's plan for these paths (MW-join sweeps, so it never expires lazily). */
     def enginePlan(windows: WindowSpec, algorithm: Algorithm, hashed: Boolean): EnginePlan =
       new EnginePlan(windows.matrix, algorithm, hashed, paths, bindings, orders,
         expirationInterval = if (algorithm == Algorithm.MW) 0L else tau, requestedStrategy = windows.strategy,
         exclude = windows.excluding.map(_.matrix), rowLimits = windows.rowLimits)
 
-    /** "A=hash, B=ttree(B.x)", the expiration interval, and the costs. */
+    /** "A=hash, B=ttree(B.x)", the expiration interval, the costs, the predicates' selectivities. */
     def describe(names: Seq[String], forward: Boolean = false): String = {
       val ps = paths.indices.map { j =>
         val attr = bindings.find(_.target == j).map(b => rangeAttributes(j)(b.targetAttr).sql)
@@ -65,7 +67,8 @@ object WindowJoinPlanner {
       }
       s"access paths=[${ps.mkString(", ")}], expiration=" +
         (if (forward) "after sweep" else if (tau == 0) "eager" else s"every ${Durations.render(tau, integralTime)}") +
-        s", ${decision.describe(names)}"
+        s", ${decision.describe(names)}" +
+        (if (predicates.edges.isEmpty) "" else s", selectivities=[${predicates.describe(names)}]")
     }
   }
 
@@ -130,12 +133,14 @@ object WindowJoinPlanner {
     val matrix = w.windows.matrix
     val forwardUpper =
       if (algorithm == Algorithm.MW) Some(names.indices.map(j => names.indices.map(matrix.upper(j, _)))) else None
+    val graph = PredicateSelectivity.graph(w.children, w.isStreaming, analysis, ranges, stats, keyed)
     val decision = AccessPlanner.plan(names, horizon, keyed, ranges.bindings, stats, w.access.request,
-      scanOnly = algorithm == Algorithm.NLW, w.access.expiration.interval, forwardUpper = forwardUpper)
+      scanOnly = algorithm == Algorithm.NLW, w.access.expiration.interval, forwardUpper = forwardUpper,
+      graph = Some(graph))
     val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
     JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
       PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,
-        w.windows.integralTime))
+        w.windows.integralTime, graph))
   }
 
   /**

@@ -135,7 +135,7 @@ object AccessPlanner {
         require(p != AccessPath.Hash || keyed, s"input ${names(j)} cannot use a hash access path: there is no " +
           "equality key shared by all inputs (join on a column of every input, e.g. on=\"id\")")
         require(p == AccessPath.Scan || p == AccessPath.Hash || hasRange, s"input ${names(j)} cannot use a " +
-          s"${p.name} access path: no band or inequality predicate relates an integral, date or timestamp column " +
+          s"${p.name} access path: no band or inequality predicate relates a numeric, date or timestamp column " +
           "of it to another input (e.g. abs(A.x - B.x) <= 5 or A.x < B.x)")
         Seq(p)
       case None if scanOnly => Seq(AccessPath.Scan)
@@ -150,10 +150,14 @@ object AccessPlanner {
    * @param tau          the expiration interval, or None for "auto"
    * @param forwardUpper forward evaluation (MW-join): the window matrix, `upper(j)(o)` = how far
    *                     a member of j may follow one of o; None for backward evaluation
+   * @param graph        the conjuncts between inputs with their selectivities: probe orders
+   *                     follow them ([[PredicateGraph.orders]]: never a cross product while a
+   *                     connected input is left); None: Golab & Özsu's equi-join heuristic
    */
   def plan(names: Seq[String], horizon: Seq[Long], keyed: Boolean, bindings: Seq[RangeBinding], stats: Seq[InputStats],
       request: AccessRequest, scanOnly: Boolean, tau: Option[Long], weights: WeightFactors = WeightFactors.default,
-      nodeSize: Int = 100, forwardUpper: Option[Seq[Seq[Long]]] = None): AccessDecision = {
+      nodeSize: Int = 100, forwardUpper: Option[Seq[Seq[Long]]] = None,
+      graph: Option[PredicateGraph] = None): AccessDecision = {
     val n = names.size
     require(stats.size == n && horizon.size == n && request.forced.size == n, "one statistic, horizon and request per input")
     require(forwardUpper.forall(u => u.size == n && u.forall(_.size == n)), "forward evaluation needs an n x n window matrix")
@@ -181,8 +185,7 @@ object AccessPlanner {
       val b = windowRows(j, t)
       val widths = bindings.filter(_.target == j).map { bd =>
         val domain = stats(j).rangeWidths.getOrElse(bd.targetAttr, Double.PositiveInfinity)
-        if (bd.lowOffset == Long.MinValue || bd.highOffset == Long.MaxValue) 0.5
-        else math.min(1.0, (bd.highOffset.toDouble - bd.lowOffset.toDouble + 1) / domain)
+        if (!bd.bounded) 0.5 else math.min(1.0, bd.width / domain)
       }
       if (widths.isEmpty) scannedRows(j, t) else b * widths.min
     }
@@ -200,9 +203,20 @@ object AccessPlanner {
         val perProbe = math.max(1e-9, rowsPerProbe(j, paths(j), 0))
         StreamStats(stats(j).rate, sliceSpan(j), distinct(j), buckets = math.max(1.0, b / perProbe))
       }
-      val global = ProbeOrderCost.heuristic(streams, t).order
-      val orders = (0 until n).map(o => EnginePlan.validOrder(o, global.filter(_ != o), sources(paths)))
-      val probes = ProbeOrderCost.probesPerUnitTime(streams, orders, t)
+      val (orders, probes) = graph match {
+        case Some(g) =>
+          val described = (0 until n).map { j =>
+            val narrowed = rowsPerProbe(j, paths(j), t)
+            val src = sources(paths)(j)
+            PredicateGraph.Probe(if (src.isEmpty) narrowed else scannedRows(j, t), narrowed, src, scannedRows(j, t))
+          }
+          val os = PredicateGraph.orders(g, described)
+          (os, PredicateGraph.probesPerUnitTime(g, described, os, stats.map(_.rate)))
+        case None =>
+          val global = ProbeOrderCost.heuristic(streams, t).order
+          val os = (0 until n).map(o => EnginePlan.validOrder(o, global.filter(_ != o), sources(paths)))
+          (os, ProbeOrderCost.probesPerUnitTime(streams, os, t))
+      }
       val loads = (0 until n).map { j =>
         InputLoad(stats(j).rate, WindowShape(windowRows(j, t), math.max(1.0, scannedRows(j, t) / distinct(j)), nodeSize,
           matches(j, t), if (forward) Some(scannedRows(j, t)) else None), Some(probes(j)))
