@@ -6,10 +6,10 @@
 """
 from pyspark.sql import DataFrame as _DataFrame
 
-from ._api import ACCESS_PATHS, ALGORITHMS, WINDOW_STRATEGIES, configure, jar_path, wjoin
+from ._api import ACCESS_PATHS, ALGORITHMS, HOWS, WINDOW_STRATEGIES, configure, jar_path, wjoin
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
-__all__ = ["ACCESS_PATHS", "ALGORITHMS", "WINDOW_STRATEGIES", "Directed", "StreamRange", "StreamRows", "configure",
+__all__ = ["ACCESS_PATHS", "ALGORITHMS", "HOWS", "WINDOW_STRATEGIES", "Directed", "StreamRange", "StreamRows", "configure",
            "directed", "jar_path", "range_window", "rows_window", "wjoin"]
 __version__ = "0.1.0"
 
