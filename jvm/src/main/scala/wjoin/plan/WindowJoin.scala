@@ -82,7 +82,17 @@ case class WindowJoin(
     access: AccessSpec,
     how: JoinHow = JoinHow.Inner) extends LogicalPlan {
 
-  override def output: Seq[Attribute] = outputColumns
+  /**
+   * The output columns; a left W-join's columns of the other inputs are nullable. That is
+   * stated here, not only in `outputColumns`: Spark's analyzer resets the nullability of a
+   * node's attribute expressions to its children's (UpdateAttributeNullability).
+   */
+  override def output: Seq[Attribute] =
+    if (how != JoinHow.LeftOuter) outputColumns
+    else {
+      val anchor = children.head.outputSet
+      outputColumns.map(a => if (anchor.contains(a)) a else a.withNullability(true))
+    }
 
   override lazy val resolved: Boolean =
     childrenResolved && expressions.forall(_.resolved) && condition.forall(_.dataType == BooleanType)
