@@ -48,7 +48,8 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  *       child A    child B    child C      (each with its event-time column ts_i)
  * }}}
  *
- * The output is the children's columns in input order, narrowed to what the parent needs
+ * The output is the children's columns in input order (left_semi / left_anti: the first
+ * child's only; left: the others' nullable), narrowed to what the parent needs
  * by [[PruneWindowJoinOutput]]; Spark's own ColumnPruning then prunes the children to the
  * output plus the time columns and condition. Filters over single inputs are pushed into
  * them by [[PushFiltersIntoWindowJoin]]; constant folding applies to the condition like to
