@@ -126,8 +126,8 @@ object WindowClauseFinder {
         else if (option.isWord("INNER", "LEFT") && how.isEmpty) how = Some((option, joinHow()))
         else if (option.isWord("TIME", "ALGORITHM")) fail(option, s"USING ${option.word} is given twice")
         else if (option.isWord("INNER", "LEFT")) fail(option, "USING ... JOIN is given twice")
-        else fail(option, "expected TIME, ALGORITHM, or INNER / LEFT [OUTER | SEMI | ANTI] JOIN after USING in the " +
-          "W-join clause")
+        else fail(option, "expected TIME or ALGORITHM, or INNER / LEFT [OUTER | SEMI | ANTI] JOIN, after USING in " +
+          "the W-join clause")
       }
       val after = peek
       if (!(after.kind == SqlToken.End || after.isWord(FollowingWords.toSeq: _*) ||
