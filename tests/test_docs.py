@@ -44,7 +44,7 @@ def test_documented_arguments_are_the_api():
 
 @pytest.mark.parametrize("argument, constant", [
     ("algorithm", wjoin.ALGORITHMS), ("window_strategy", wjoin.WINDOW_STRATEGIES),
-    ("access_paths", wjoin.ACCESS_PATHS)])
+    ("access_paths", wjoin.ACCESS_PATHS), ("how", wjoin.HOWS)])
 def test_documented_choices_are_the_jvms(spark, argument, constant):
     accepts = argument_rows()[argument]
     quoted = re.findall(r'`"(\w+)"`', accepts) if argument != "access_paths" else re.findall(r"`(\w+)`", accepts)

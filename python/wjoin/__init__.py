@@ -9,12 +9,12 @@ The same calls work on DataFrames of a Spark Connect session whose server runs w
 """
 from pyspark.sql import DataFrame as _DataFrame
 
-from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, WINDOW_STRATEGIES, configure, jar_path,
+from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, HOWS, WINDOW_STRATEGIES, configure, jar_path,
                    server_settings, wjoin)
 from ._version import __version__, spark_version
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
-__all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "WINDOW_STRATEGIES", "Directed", "StreamRange",
+__all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "HOWS", "WINDOW_STRATEGIES", "Directed", "StreamRange",
            "StreamRows", "__version__", "configure", "directed", "jar_path", "range_window", "rows_window",
            "server_settings", "spark_version", "wjoin"]
 

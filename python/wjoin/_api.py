@@ -20,6 +20,7 @@ from ._windows import length_text, terms_text
 ALGORITHMS = ("auto", "nlw", "hw", "mw")
 WINDOW_STRATEGIES = ("auto", "exact", "gca", "lca")
 ACCESS_PATHS = ("scan", "hash", "ttree", "bplustree")
+HOWS = ("inner", "left", "left_semi", "left_anti")
 
 
 def jar_path() -> str:
@@ -152,7 +153,7 @@ def _choice(value, argument: str, choices: tuple, error: type) -> str:
 
 
 def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional, access_paths,
-               expiration_interval) -> tuple[list[DataFrame], dict]:
+               expiration_interval, how="inner") -> tuple[list[DataFrame], dict]:
     """The DataFrames and the W-join's arguments as plain data (names, strings, a bool, a Column),
     keyed like ``wjoin.WJoinArguments.fromMap``; a Connect client would send the same."""
     names, dfs = _inputs(inputs)
@@ -168,7 +169,7 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
         "algorithm": _choice(algorithm, "algorithm", ALGORITHMS, ValueError),
         "window_strategy": _choice(window_strategy, "window_strategy", WINDOW_STRATEGIES, TypeError),
         "bidirectional": bidirectional, "access_paths": _access_paths(access_paths),
-        "expiration_interval": expiration_interval}
+        "expiration_interval": expiration_interval, "how": _choice(how, "how", HOWS, TypeError)}
 
 
 def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> DataFrame:
@@ -187,7 +188,7 @@ def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> Data
 
 def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto",
           window_strategy: str = "auto", bidirectional: bool = False, access_paths=None,
-          expiration_interval=None) -> DataFrame:
+          expiration_interval=None, how: str = "inner") -> DataFrame:
     """The W-join of ``inputs``: every combination of one row per input within the window(s).
 
     inputs     list of DataFrames (named by alias, else A, B, C, ...) or dict name -> DataFrame
@@ -211,9 +212,13 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
     expiration_interval
                lazy expiration every tau time units (a length like window=), "auto", or None/0
                for eager expiration; results never change
+    how        what is emitted, the first input being the anchor: "inner" (default, every
+               combination), "left" (also each anchor row in no combination, NULLs for the other
+               inputs' columns), "left_semi" (each anchor row in some combination, once, its own
+               columns), "left_anti" (each anchor row in no combination, once: "never completed")
     """
     dfs, arguments = _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional,
-                                access_paths, expiration_interval)
+                                access_paths, expiration_interval, how)
     spark = dfs[0].sparkSession if dfs else SparkSession.getActiveSession()
     if spark is None:
         raise ValueError("inputs: a W-join needs at least 2 inputs, got 0")

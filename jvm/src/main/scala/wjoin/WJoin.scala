@@ -10,7 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.core.{Algorithm, DirectedWindow, Durations, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm,
+import wjoin.core.{Algorithm, DirectedWindow, Durations, JoinHow, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm,
   WindowTermParser}
 import wjoin.core.cost.AccessRequest
 
@@ -46,7 +46,8 @@ object WJoin extends PredicateHelper {
       algorithmName: String = "auto",
       strategyName: String = "auto",
       bothDirections: Boolean = false,
-      access: AccessOptions = AccessOptions()) {
+      access: AccessOptions = AccessOptions(),
+      howName: String = "inner") {
     /** Equi-join on columns present in every input; each appears once in the output. */
     def on(columns: String*): Builder = copy(onColumns = onColumns ++ columns)
     /** A boolean condition over the inputs' columns (AND-ed with earlier ones). */
@@ -66,6 +67,12 @@ object WJoin extends PredicateHelper {
      * read as DWINDOW(B,A) = [lo, hi]), each combination once (Hammad et al. Sec. 5.2: ABCD or DCBA).
      */
     def bidirectional(enabled: Boolean): Builder = copy(bothDirections = enabled)
+    /**
+     * What is emitted, the first input being the anchor: "inner" (default), "left" (also each
+     * anchor row in no combination, NULLs for the others), "left_semi" (each anchor row in some
+     * combination, once), "left_anti" (each anchor row in none, once). See [[JoinHow]].
+     */
+    def how(name: String): Builder = copy(howName = name)
 
     /**
      * Access path per input (Kang et al.): "A:hash, B:ttree", "auto" (default: every path an input
@@ -78,7 +85,7 @@ object WJoin extends PredicateHelper {
 
     def toDF: DataFrame = create(inputs.asJava, names.asJava, onColumns.asJava, onCondition.orNull,
       timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName, strategyName, bothDirections,
-      access.paths, access.expiration)
+      access.paths, access.expiration, howName)
   }
 
   /**
@@ -163,6 +170,7 @@ object WJoin extends PredicateHelper {
    *                       cannot apply (hash without a shared key, a tree without a band
    *                       predicate, anything but scan under nlw) fail here.
    * @param expirationInterval see [[Builder.expirationInterval]]; null means eager
+   * @param how         "inner", "left", "left_semi" or "left_anti" ([[JoinHow]]); null means inner
    */
   def create(
       inputs: java.util.List[DataFrame],
@@ -176,7 +184,8 @@ object WJoin extends PredicateHelper {
       windowStrategy: String,
       bidirectional: Boolean,
       accessPaths: String,
-      expirationInterval: String): DataFrame = {
+      expirationInterval: String,
+      how: String = "inner"): DataFrame = {
     val dfs = inputs.asScala.toSeq
     val inputNames = names.asScala.toSeq
     val n = dfs.size
@@ -193,7 +202,8 @@ object WJoin extends PredicateHelper {
     val condition = Option(onCondition).map(SparkBridge.expression(spark, _))
     val access = AccessOptions(Option(accessPaths).getOrElse("auto"), Option(expirationInterval).getOrElse("0"))
     val df = SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
-      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, windowStrategy, bidirectional, access))
+      timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, windowStrategy, bidirectional, access,
+      Option(how).getOrElse("inner")))
     if (access != AccessOptions()) // forced paths are checked against the analyzed condition now
       SparkBridge.analyzedPlan(df).foreach { case w: WindowJoin => WindowJoinPlanner.choose(w); case _ => }
     df
@@ -216,6 +226,7 @@ object WJoin extends PredicateHelper {
    * @param windowStrategy "auto", "exact", "gca" or "lca" ([[WindowStrategy]])
    * @param bidirectional  only DWINDOW terms: Union(path, reversed path excluding the path)
    * @param access      access paths and expiration interval (Kang et al.; Golab & Özsu)
+   * @param how         "inner", "left", "left_semi" or "left_anti" (the first input is the anchor)
    * @return the [[WindowJoin]] (a Union of two for `bidirectional`), under a Filter for Python
    *         UDFs over several inputs and a Project that keeps each `onColumns` column once,
    *         when there are such
@@ -231,9 +242,14 @@ object WJoin extends PredicateHelper {
       algorithm: String,
       windowStrategy: String = "auto",
       bidirectional: Boolean = false,
-      access: AccessOptions = AccessOptions()): LogicalPlan = {
+      access: AccessOptions = AccessOptions(),
+      how: String = "inner"): LogicalPlan = {
     val n = plans.size
     requireInputNames(inputNames, n, algorithm)
+    val joinHow = JoinHow.parseOrFail(how)
+    require(!(bidirectional && joinHow.anchored), s"how='$joinHow' decides each row of ${inputNames.head} once over " +
+      "one path; bidirectional=true joins two (the path and its reverse): use how='inner' with bidirectional, or " +
+      "drop bidirectional")
     val strategy = requireKnownWindowStrategy(windowStrategy)
     AccessRequest.parse(access.paths, inputNames) // unknown inputs or paths fail here
     val resolver = SQLConf.get.resolver
@@ -274,6 +290,9 @@ object WJoin extends PredicateHelper {
     val (pythonConjuncts, userConjuncts) = onCondition.toSeq
       .flatMap(splitConjunctivePredicates).partition(PushFiltersIntoWindowJoin.callsPython)
     val condition = (keyEqualities ++ userConjuncts).reduceOption(And)
+    require(pythonConjuncts.isEmpty || !joinHow.anchored, s"how='$joinHow': the condition " +
+      s"${pythonConjuncts.map(_.sql).mkString(" AND ")} calls a Python UDF over several inputs, which Spark evaluates " +
+      "above the join, after the anchor rows are decided; use a SQL expression or a Scala / Java UDF, or how='inner'")
 
     val terms: Seq[WindowTerm] =
       window.map(w => UniformWindow(Durations.parse(w, integral, "window"), s"WINDOW = $w")).toSeq ++
@@ -281,11 +300,11 @@ object WJoin extends PredicateHelper {
     require(terms.nonEmpty, "give the window: window=\"2 seconds\" (every pair) or windows=\"WINDOW(A,B) = ...\"")
     val matrix = WindowMatrix.close(terms, inputNames)
 
-    val output = WindowJoin.outputOf(children, times.head)
+    val output = WindowJoin.outputOf(children, times.head, joinHow)
     val accessSpec = access.parse(inputNames, integral) // a bad length or path fails here
     val spec = WindowSpec(terms, matrix, integral, strategy)
     val forward = WindowJoin(children, inputNames, times, condition, spec, Algorithm.parse(algorithm), output,
-      accessSpec)
+      accessSpec, joinHow)
     val join = if (!bidirectional) forward else {
       val backward = reversedPath(terms, inputNames, spec)
       Union(Seq(forward, forward.copy(windows = backward)))

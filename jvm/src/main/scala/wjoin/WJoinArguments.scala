@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Column, DataFrame}
 
-import wjoin.core.{Algorithm, WindowStrategy, WindowTermParser}
+import wjoin.core.{Algorithm, JoinHow, WindowStrategy, WindowTermParser}
 import wjoin.core.cost.AccessPath
 
 /** The event-time argument of a W-join, before input names are resolved. */
@@ -31,6 +31,7 @@ object TimeArgument {
  * @param windows            window terms in the papers' syntax, AND-ed (None: only `window`)
  * @param accessPaths        "auto", "cost", "A:hash, B:ttree", "auto, C:scan"; None: "auto"
  * @param expirationInterval "0" (eager), "auto" or a length; None: eager
+ * @param how                "inner", "left", "left_semi" or "left_anti" ([[JoinHow]])
  */
 final case class WJoinArguments(
     names: Option[Seq[String]] = None,
@@ -43,7 +44,8 @@ final case class WJoinArguments(
     windowStrategy: String = "auto",
     bidirectional: Boolean = false,
     accessPaths: Option[String] = None,
-    expirationInterval: Option[String] = None) {
+    expirationInterval: Option[String] = None,
+    how: String = "inner") {
 
   /** The W-join of `inputs`; IllegalArgumentException naming the argument, input or term at fault. */
   def toDF(inputs: Seq[DataFrame]): DataFrame = {
@@ -52,7 +54,7 @@ final case class WJoinArguments(
     WJoin.requireInputNames(inputNames, inputs.size, algorithm)
     WJoin.create(inputs.asJava, inputNames.asJava, onColumns.asJava, onCondition.orNull,
       timeColumns(inputNames).asJava, window.orNull, windows.map(_.mkString(" AND ")).orNull, algorithm,
-      windowStrategy, bidirectional, accessPaths.orNull, expirationInterval.orNull)
+      windowStrategy, bidirectional, accessPaths.orNull, expirationInterval.orNull, how)
   }
 
   /** The time columns as [[WJoin.create]] takes them: none, one for all, or one per input. */
@@ -83,18 +85,19 @@ object WJoinArguments {
     case "algorithm" => "auto" +: Algorithm.all.map(_.name)
     case "window_strategy" => WindowStrategy.all.map(_.name)
     case "access_paths" => AccessPath.all.map(_.name)
+    case "how" => JoinHow.all.map(_.name)
     case other => throw new IllegalArgumentException(s"no choices for '$other'")
   }).asJava
 
   private val Keys = Set("names", "on", "condition", "time", "window", "windows", "algorithm", "window_strategy",
-    "bidirectional", "access_paths", "expiration_interval")
+    "bidirectional", "access_paths", "expiration_interval", "how")
 
   /**
    * The arguments from a map of plain data, keyed by the Python argument names (what py4j
    * makes of a dict: lists are java.util.List, dicts java.util.Map, None is null or absent):
    * `names` (list), `on` (list of column names), `condition` (Column), `time` (a name, a list
    * per input or a map input -> column), `window` (text), `windows` (list of terms), `algorithm`,
-   * `window_strategy`, `bidirectional` (boolean), `access_paths`, `expiration_interval` (text).
+   * `window_strategy`, `bidirectional` (boolean), `access_paths`, `expiration_interval`, `how` (text).
    */
   def fromMap(arguments: java.util.Map[String, AnyRef]): WJoinArguments = {
     val args = arguments.asScala.toMap.filter(_._2 != null)
@@ -126,6 +129,7 @@ object WJoinArguments {
       bidirectional = get("bidirectional", "true or false") { case b: java.lang.Boolean => b.booleanValue }
         .getOrElse(false),
       accessPaths = text("access_paths"),
-      expirationInterval = text("expiration_interval"))
+      expirationInterval = text("expiration_interval"),
+      how = text("how").getOrElse("inner"))
   }
 }

@@ -52,6 +52,11 @@ class WJoinArgumentsSuite extends AnyFunSuite with SharedSparkSession {
     assert(error(build("window" -> "1", "names" -> java.util.List.of("x", "X"))).contains("x / X is used twice"))
     assert(error(fromMap("windowz" -> "1")).contains("unknown W-join arguments windowz"))
     assert(error(fromMap("time" -> Integer.valueOf(3))).contains("time: expected a column name"))
+    assert(error(build("window" -> "1", "how" -> "full")).contains(
+      "unknown how 'full'; use one of inner, left, left_semi, left_anti"))
+    assert(error(build("window" -> "1", "how" -> Integer.valueOf(1))).contains("how: expected a string"))
+    assert(build("window" -> "1", "how" -> "LEFT_ANTI").columns.toSeq == Seq("k", "ts", "at"),
+      "the anchor's columns only (the key once, first)")
   }
 
   test("lengths: a bare number on timestamps names the number; errors quote the text") {
@@ -66,5 +71,6 @@ class WJoinArgumentsSuite extends AnyFunSuite with SharedSparkSession {
     assert(WJoinArguments.choices("algorithm").asScala == Seq("auto", "nlw", "hw", "mw"))
     assert(WJoinArguments.choices("window_strategy").asScala == Seq("auto", "exact", "gca", "lca"))
     assert(WJoinArguments.choices("access_paths").asScala == Seq("scan", "hash", "ttree", "bplustree"))
+    assert(WJoinArguments.choices("how").asScala == Seq("inner", "left", "left_semi", "left_anti"))
   }
 }

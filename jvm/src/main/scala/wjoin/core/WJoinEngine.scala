@@ -88,6 +88,17 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
   /** The next combination; false when there is none until the next offer or finish(). */
   def next(): Boolean
 
+  /**
+   * Batch, after finish() and the last next(): every row left in the windows leaves them
+   * (reported to `onEvict`), so the W-joins that decide anchor rows at eviction
+   * ([[AnchorDecisions]]) decide the rest. The inner join never calls it.
+   */
+  final def evictAll(): Unit = {
+    require(completeBound == Long.MaxValue && !probe.active, "evictAll ends a drained batch engine")
+    var j = 0
+    while (j < n) { while (windows(j).size > 0) evictOldest(j); j += 1 }
+  }
+
   /** Checks the time order and counts the arrival; then every row up to `complete` is in. */
   protected final def arrive(input: Int, time: Long): Unit = {
     require(time >= now, s"rows must be offered in event-time order: $time after $now")

@@ -3,7 +3,7 @@ package wjoin.exec
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expression, RowOrdering, SortOrder}
 import org.apache.spark.sql.execution.SparkPlan
 
-import wjoin.core.{Algorithm, EnginePlan, StreamRows}
+import wjoin.core.{Algorithm, EnginePlan, JoinHow, StreamRows}
 import wjoin.plan.WindowSpec
 import wjoin.plan.WindowJoinPlanner.{PlannedAccess, PlannedJoin}
 
@@ -36,6 +36,8 @@ trait BaseWindowJoinExec extends SparkPlan {
   def algorithm: Algorithm = planned.algorithm
   /** Access path per input, range predicates, probe orders, expiration interval. */
   def access: PlannedAccess = planned.access
+  /** What is emitted: inner, left, left_semi or left_anti (the first input is the anchor). */
+  def how: JoinHow
   /** Whether the node is the streaming one. */
   protected def streaming: Boolean
 
@@ -77,7 +79,8 @@ trait BaseWindowJoinExec extends SparkPlan {
   /** The part of EXPLAIN's node line that batch and streaming W-joins share. */
   protected def joinDescription: String = {
     val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
-    s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
+    (if (how.anchored) s"how=$how (anchor ${inputNames.head}), " else "") +
+      s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
       s"windows=${windows.describe(inputNames)}" +
       (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
       s", window strategy=${enginePlan.describeStrategy(inputNames, windows.render)}" +

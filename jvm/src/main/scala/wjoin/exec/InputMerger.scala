@@ -59,8 +59,29 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   var lateRows = 0L
   /** Per input, the rows emitted that can join (not count-only). */
   val offered = new Array[Long](n)
+  /**
+   * Anchored W-joins (left, left_semi, left_anti): gets a stored copy of every row of the
+   * first input that can never join (NULL time, or NULL key in a hashed plan), which is then
+   * decided unmatched ([[wjoin.core.AnchorDecisions]]); late rows are not reported. Set
+   * before the first row is read; null for the inner join (only NULL rows test it).
+   */
+  private var onUnjoinableAnchor: InternalRow => Unit = null
 
-  (0 until n).foreach(fetch)
+  private var started = false
+
+  /** Reports the first input's rows that never join to `f` (anchored W-joins). */
+  def reportUnjoinableAnchors(f: InternalRow => Unit): this.type = {
+    require(!started, "set the anchor callback before reading rows")
+    onUnjoinableAnchor = f
+    this
+  }
+
+  private def start(): Unit = if (!started) { started = true; (0 until n).foreach(fetch) }
+
+  private def unjoinable(i: Int, r: InternalRow): Unit = {
+    nullRows += 1
+    if (i == 0 && onUnjoinableAnchor != null) onUnjoinableAnchor(copiers(0)(r))
+  }
 
   private def fetch(i: Int): Unit = {
     heads(i) = null
@@ -70,14 +91,14 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
       val r = in.next()
       rowsRead += 1
       rowsReadOf(i) += 1
-      if (time.isNull(r)) nullRows += 1
+      if (time.isNull(r)) unjoinable(i, r)
       else {
         val t = times(i)(r)
         if (hasLateBound && t <= late) lateRows += 1
         else {
           val key = keyOf(i)(r)
           if (plan.hashed && key == null) {
-            nullRows += 1
+            unjoinable(i, r)
             if (keepCountOnly(i)) heads(i) = EngineRow(i, t, null, copiers(i)(r))
           } else {
             offered(i) += 1
@@ -89,6 +110,7 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   }
 
   def hasNext: Boolean = {
+    start()
     var i = 0
     while (i < n && heads(i) == null) i += 1
     i < n
@@ -96,6 +118,7 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
 
   /** The row of least time (ties: least input index). */
   def next(): EngineRow = {
+    start()
     var best = -1
     var i = 0
     while (i < n) {

@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types._
 
-import wjoin.core.{EnginePlan, RangeValues, RealKeys, TupleFilter}
+import wjoin.core.{EnginePlan, JoinHow, RangeValues, RealKeys, TupleFilter}
 
 /**
  * How one input's event time is read from its rows (Spark-specific; the band arithmetic is
@@ -149,6 +149,9 @@ final class RowCodec(
     }
   }
 
+  /** The output row of a decided anchor row (see [[AnchorWriter]]). */
+  def anchorWriter(how: JoinHow): AnyRef => InternalRow = AnchorWriter(this, output, how)
+
   /** A combined-row view of engine tuples over the stored columns. */
   def combinedRow(): CombinedRow = new CombinedRow(storedAttributes.map(_.size))
 
@@ -216,6 +219,26 @@ object RowCodec {
       case null => Long.MinValue
       case v => key(v)
     }
+  }
+}
+
+/**
+ * The output row of a decided anchor row (a stored row of input 0) of an anchored W-join
+ * ([[wjoin.core.AnchorDecisions]]): left outer pads it with NULLs for every column of the
+ * other inputs (read through all-NULL placeholders, the columns bound as nullable); left semi
+ * and left anti project its own columns.
+ */
+private[exec] object AnchorWriter {
+  def apply(codec: RowCodec, output: Seq[Attribute], how: JoinHow): AnyRef => InternalRow = how match {
+    case JoinHow.LeftOuter =>
+      val combined = codec.combinedRow()
+      val project = UnsafeProjection.create(output, codec.storedAttributes.flatten.map(_.withNullability(true)))
+      val tuple = new Array[AnyRef](codec.n)
+      anchor => { tuple(0) = anchor; project(combined.of(tuple)) }
+    case JoinHow.LeftSemi | JoinHow.LeftAnti =>
+      val project = UnsafeProjection.create(output, codec.storedAttributes.head)
+      anchor => project(anchor.asInstanceOf[InternalRow])
+    case JoinHow.Inner => throw new IllegalArgumentException("an inner W-join outputs no anchor rows alone")
   }
 }
 

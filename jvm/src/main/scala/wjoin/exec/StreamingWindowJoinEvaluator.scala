@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.StateStore
 
-import wjoin.core.{EngineRow, MicroBatchWJoin}
+import wjoin.core.{AnchorDecisions, EngineRow, JoinHow, MicroBatchWJoin}
 
 /**
  * Runs one micro-batch of one partition of a streaming W-join against its state store
@@ -23,10 +23,15 @@ import wjoin.core.{EngineRow, MicroBatchWJoin}
  * @param lateBound WL: time (in the time column's unit) at or before which an input row is
  *                  late (inclusive)
  * @param watermark W, this batch's eviction watermark in the same unit
+ * @param how       what is emitted. Left, left_semi and left_anti add [[AnchorDecisions]]: an
+ *                  anchor row (first input) is decided when the engine evicts it, i.e. once
+ *                  ts + horizon(0) <= W (left_semi: at its first combination); its matched mark
+ *                  is kept in the state ([[WindowJoinStateStore]]), and anchors with a NULL time
+ *                  or key are decided (unmatched) in the batch they arrive in
  * @see [[wjoin.core.MicroBatchWJoin]] for what a batch emits and evicts
  */
 final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, lateBound: Long,
-    watermark: Long) extends Serializable {
+    watermark: Long, how: JoinHow = JoinHow.Inner) extends Serializable {
   private def plan = codec.plan
 
   /** The engine of one micro-batch: the one place a streaming engine is built. */
@@ -40,31 +45,60 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
    */
   def evalBatch(partitionIndex: Int, batchId: Long, inputs: Seq[Iterator[InternalRow]],
       store: StateStore): (Iterator[InternalRow], () => Long) = {
-    val state = new WindowJoinStateStore(store, batchId, codec, watermark)
+    val state = new WindowJoinStateStore(store, batchId, codec, watermark, anchored = how.anchored)
     val combined = codec.combinedRow()
     val batch = newBatch(partitionIndex, combined)
-    batch.engine.onEvict = (i, t, _) => state.evicted(i, t)
     val emit = codec.outputWriter(combined)
     val merger = new InputMerger(inputs.toArray, codec, lateBound = Some(lateBound))
+    val decisions = if (how.anchored) JoinHow.decisions(how) else null
+    if (decisions == null) batch.engine.onEvict = (i, t, _) => state.evicted(i, t)
+    else {
+      batch.engine.onEvict = (i, t, r) => { state.evicted(i, t); if (i == 0) decisions.evicted(r) }
+      decisions.onFirstMatch = state.matched
+      merger.reportUnjoinableAnchors(decisions.unjoinable)
+    }
     // Every arrival (count-only rows too: they keep their place in a ROWS window) joins the state.
     val arrivals = merger.map { (r: EngineRow) =>
       state.add(r.input, r.time, r.row.asInstanceOf[UnsafeRow], r.key)
       r
     }
-    val results = batch.results(state.load(), arrivals)
+    val loaded = state.load()
+    if (decisions != null) state.restoredMatched.foreach(decisions.restoreMatched)
+    val results = batch.results(loaded, arrivals)
     var published = false
-    val rows = new Iterator[InternalRow] {
-      def hasNext: Boolean = results.hasNext || {
-        if (!published) {
-          published = true
-          state.save()
-          metrics.publish(batch.engine.stats, merger)
-          metrics.publishState(state, plan.hashed)
-        }
-        false
-      }
-      def next(): InternalRow = emit(results.next())
+    def publish(outputRows: Option[Long]): Unit = if (!published) {
+      published = true
+      state.save()
+      metrics.publish(batch.engine.stats, merger, outputRows = outputRows)
+      metrics.publishState(state, plan.hashed)
+      if (decisions != null) metrics.numUndecidedAnchorRows.foreach(_ += state.live(0) - decisions.matchedInWindows)
     }
+    val rows =
+      if (decisions != null) anchoredRows(results, decisions, emit, codec.anchorWriter(how), publish)
+      else new Iterator[InternalRow] {
+        def hasNext: Boolean = results.hasNext || { publish(None); false }
+        def next(): InternalRow = emit(results.next())
+      }
     (rows, () => state.live.sum)
+  }
+
+  /** The combinations the how keeps and the decided anchor rows, in the order they come. */
+  private def anchoredRows(results: Iterator[Array[AnyRef]], decisions: AnchorDecisions,
+      emit: Array[AnyRef] => InternalRow, anchorOut: AnyRef => InternalRow,
+      publish: Option[Long] => Unit): Iterator[InternalRow] = new Iterator[InternalRow] {
+    private var tuple: Array[AnyRef] = null
+    private var combinationsOut = 0L
+    def hasNext: Boolean = {
+      while (tuple == null && decisions.pending.isEmpty && results.hasNext) {
+        val t = results.next()
+        if (decisions.combination(t)) tuple = t
+      }
+      tuple != null || !decisions.pending.isEmpty || { publish(Some(combinationsOut + decisions.decidedOut)); false }
+    }
+    def next(): InternalRow = {
+      if (!hasNext) throw new NoSuchElementException("W-join micro-batch is exhausted")
+      if (!decisions.pending.isEmpty) anchorOut(decisions.pending.poll())
+      else { val t = tuple; tuple = null; combinationsOut += 1; emit(t) }
+    }
   }
 }

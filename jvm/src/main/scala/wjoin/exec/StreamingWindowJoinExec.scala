@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.streaming.operators.stateful._
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.core.WindowMatrix
+import wjoin.core.{JoinHow, WindowMatrix}
 import wjoin.plan.{WindowJoin, WindowJoinPlanner}
 import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
@@ -53,6 +53,8 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * @param lateWatermarkMs     WL in milliseconds (0: none yet)
  * @param evictionWatermarkMs W in milliseconds (0: none yet)
  * @param children            the planned inputs
+ * @param how                 what is emitted: left, left_semi, left_anti decide each first-input
+ *                            row once the watermark passes its horizon ([[StreamingWindowJoinEvaluator]])
  */
 case class StreamingWindowJoinExec(
     timeColumns: Seq[Expression],
@@ -63,7 +65,8 @@ case class StreamingWindowJoinExec(
     stateInfo: Option[StatefulOperatorStateInfo],
     lateWatermarkMs: Long,
     evictionWatermarkMs: Long,
-    children: Seq[SparkPlan]) extends BaseWindowJoinExec with StateStoreWriter {
+    children: Seq[SparkPlan],
+    how: JoinHow = JoinHow.Inner) extends BaseWindowJoinExec with StateStoreWriter {
 
   override protected def streaming: Boolean = true
 
@@ -89,7 +92,7 @@ case class StreamingWindowJoinExec(
   override def shortName: String = "windowJoin"
 
   override protected def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
-    WindowJoinMetrics.streamingCustomMetrics(inputNames, hashed)
+    WindowJoinMetrics.streamingCustomMetrics(inputNames, hashed, how.anchored)
 
   override def validateAndMaybeEvolveStateSchema(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
@@ -124,7 +127,7 @@ case class StreamingWindowJoinExec(
     // Time and key columns are stored too: the engine is rebuilt from the state every batch.
     val codec = rowCodec(storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references))
     val evaluator = new StreamingWindowJoinEvaluator(codec, joinMetrics, micros(lateWatermarkMs),
-      micros(evictionWatermarkMs))
+      micros(evictionWatermarkMs), how)
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
       children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
     val commitTime = longMetric("commitTimeMs")
@@ -167,5 +170,5 @@ object StreamingWindowJoinExec {
       stateInfo: Option[StatefulOperatorStateInfo], lateWatermarkMs: Long,
       evictionWatermarkMs: Long): StreamingWindowJoinExec =
     new StreamingWindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output,
-      WindowJoinPlanner.planned(w, choice), stateInfo, lateWatermarkMs, evictionWatermarkMs, children)
+      WindowJoinPlanner.planned(w, choice), stateInfo, lateWatermarkMs, evictionWatermarkMs, children, w.how)
 }

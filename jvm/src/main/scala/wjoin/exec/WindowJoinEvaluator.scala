@@ -3,7 +3,7 @@ package wjoin.exec
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 
-import wjoin.core.{TimeBands, WJoinEngine}
+import wjoin.core.{JoinHow, TimeBands, WJoinEngine}
 
 /**
  * Runs one partition of a batch W-join: the [[InputMerger]] merges the N time-sorted inputs
@@ -21,9 +21,13 @@ import wjoin.core.{TimeBands, WJoinEngine}
  * @param bands   time bands, when partition b holds band b of every input ([[TimeBands]]):
  *                only combinations whose earliest member is in band b are emitted, and input
  *                rows were counted before the band shuffle
+ * @param how     what is emitted; left, left_semi and left_anti run [[AnchoredPartition]]
+ *                (never banded: an anchor row replicated to several bands would be decided
+ *                in each), inner this class's own iterator
  */
-class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Option[TimeBands] = None)
-    extends Serializable {
+class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Option[TimeBands] = None,
+    how: JoinHow = JoinHow.Inner) extends Serializable {
+  require(!(how.anchored && bands.isDefined), s"a '$how' W-join decides each anchor row in one partition: no time bands")
   private def plan = codec.plan
 
   /** The engine of one partition: the one place a batch engine is built. */
@@ -33,6 +37,8 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
   def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
     val combined = codec.combinedRow()
     val engine = newEngine(partitionIndex, combined)
+    if (how.anchored) return new AnchoredPartition(new InputMerger(inputs.toArray, codec), engine,
+      JoinHow.decisions(how), codec.outputWriter(combined), codec.anchorWriter(how), metrics).rows
     new PartitionIterator(partitionIndex, new InputMerger(inputs.toArray, codec), engine, codec.outputWriter(combined))
   }
 

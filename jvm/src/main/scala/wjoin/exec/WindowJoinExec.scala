@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
-import wjoin.core.TimeBands
+import wjoin.core.{JoinHow, TimeBands}
 import wjoin.plan.{WindowJoin, WindowJoinPlanner}
 import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
@@ -43,6 +43,8 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * @param children    the planned inputs
  * @param timeBands   the most time bands (= partitions) to use, >= 1; 1 means no band shuffle
  *                    (the planner gives 1 with a key or a ROWS window)
+ * @param how         what is emitted; left, left_semi and left_anti without a key run in one
+ *                    partition (an anchor row copied to several bands would be decided in each)
  */
 case class WindowJoinExec(
     timeColumns: Seq[Expression],
@@ -51,7 +53,8 @@ case class WindowJoinExec(
     output: Seq[Attribute],
     planned: PlannedJoin,
     children: Seq[SparkPlan],
-    timeBands: Int = 1) extends BaseWindowJoinExec {
+    timeBands: Int = 1,
+    how: JoinHow = JoinHow.Inner) extends BaseWindowJoinExec {
   require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
 
   override protected def streaming: Boolean = false
@@ -60,7 +63,7 @@ case class WindowJoinExec(
    * Partitioned by event-time bands: no shared key, more than one band allowed, and no ROWS
    * window (a band does not see the rows before it, so it could not count them).
    */
-  def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted
+  def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted && !how.anchored
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (hashPartitioned) keys.map(k => ClusteredDistribution(k))
@@ -86,13 +89,14 @@ case class WindowJoinExec(
   def partitioningText: String =
     if (hashPartitioned) "hash(keys)"
     else if (banded) s"time bands(<= $timeBands, width >= ${windows.render(TimeBands.minWidth(windows.matrix))})"
+    else if (keys.isEmpty && timeBands > 1 && how.anchored) s"single partition (how=$how decides each anchor row once)"
     else "single partition"
 
   override protected def doExecute(): RDD[InternalRow] = {
     val inputs = children.map(_.execute())
     val typed = joinMetrics
     if (!banded) {
-      val evaluator = new WindowJoinEvaluator(rowCodec(), typed)
+      val evaluator = new WindowJoinEvaluator(rowCodec(), typed, how = how)
       return new ZippedPartitionsNRDD[InternalRow, InternalRow](inputs, evaluator.eval)
     }
     val times = children.indices.map(i => TimeColumn.of(children(i).output, timeColumns(i).asInstanceOf[Attribute]))
@@ -119,5 +123,5 @@ object WindowJoinExec {
   /** The batch node of `w` for a planner's `choice`. */
   def of(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan]): WindowJoinExec =
     new WindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output, WindowJoinPlanner.planned(w, choice),
-      children, choice.timeBands)
+      children, choice.timeBands, w.how)
 }

@@ -57,6 +57,8 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numRemovedStateRows: Option[SQLMetric] = all.get("numRemovedStateRows")
   /** Per input, numStateRows<i> (streaming). */
   val numStateRowsOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(stateRows(i)))
+  /** Streaming left / left_semi / left_anti: first-input rows in the state not decided yet. */
+  val numUndecidedAnchorRows: Option[SQLMetric] = opt(UndecidedAnchorRows)
   /** Per input, numStateKeys<i> (streaming, hashed plans). */
   val numStateKeysOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(StreamingStatistics.stateKeysMetric(i)))
 
@@ -68,9 +70,12 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
    * @param foreign banded batch: combinations left to a later band (not output here)
    * @param banded  batch, time bands: input rows were counted before the band shuffle
    * @param nanos   batch: time spent in the task's join, downstream included
+   * @param outputRows anchored W-joins: the rows output (combinations and decided anchor
+   *                rows); None: every combination not left to another band
    */
-  def publish(s: JoinStats, input: InputMerger, foreign: Long = 0L, banded: Boolean = false, nanos: Long = 0L): Unit = {
-    numOutputRows += s.results - foreign
+  def publish(s: JoinStats, input: InputMerger, foreign: Long = 0L, banded: Boolean = false, nanos: Long = 0L,
+      outputRows: Option[Long] = None): Unit = {
+    numOutputRows += outputRows.getOrElse(s.results - foreign)
     numNullRows += input.nullRows
     numEvictedRows += s.evicted
     numComparisons += s.comparisons
@@ -117,6 +122,8 @@ object WindowJoinMetrics {
     Declared("numForeignCombinations", "combinations dropped: earliest member in a later band")
   val ExcludedCombinations =
     Declared("numExcludedCombinations", "bidirectional: combinations left to the other direction")
+  val UndecidedAnchorRows = Declared("numUndecidedAnchorRows",
+    "first-input rows in the state not decided yet (left, left_semi, left_anti)")
   def stateRows(i: Int): String = s"numStateRows$i"
 
   /** The counters both modes have, besides numOutputRows (Spark's own in streaming). */
@@ -136,8 +143,9 @@ object WindowJoinMetrics {
    * The streaming node's own metrics, added by Spark's `StateStoreWriter` to its state
    * metrics (which hold numOutputRows, numRowsDroppedByWatermark, numUpdatedStateRows, ...).
    */
-  def streamingCustomMetrics(names: Seq[String], hashed: Boolean): Seq[StatefulOperatorCustomMetric] =
-    (common ++ names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")) ++ inputRows(names) ++
+  def streamingCustomMetrics(names: Seq[String], hashed: Boolean,
+      anchored: Boolean = false): Seq[StatefulOperatorCustomMetric] =
+    (common ++ (if (anchored) Seq(UndecidedAnchorRows) else Nil) ++ names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")) ++ inputRows(names) ++
       (if (hashed) names.indices.map(i => Declared(StreamingStatistics.stateKeysMetric(i),
         s"distinct keys of ${names(i)} in the batch's window (state and arrivals)")) else Nil))
       .map(m => StatefulOperatorCustomSumMetric(m.key, m.description))

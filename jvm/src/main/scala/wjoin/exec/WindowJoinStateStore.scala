@@ -20,6 +20,8 @@ import wjoin.core.{EngineRow, WindowMatrix}
  *   key (input: int, chunk: bigint = batch id) -> value (maxTime: bigint, rows: binary)
  *        rows = (time: bigint, size: int, UnsafeRow bytes)*
  *   key (-1, 0) -> (frontier time, frontier input as 4 bytes)    ordered mode: the sweep's progress
+ *   key (-1, 1) -> (decided up to: W, no bytes)                   anchored, eager mode
+ *   key (-2, chunk) -> (0, bit set of the chunk's matched rows)   anchored: rows of input 0
  * }}}
  * in the default store of the operator, so it works the same on the HDFS-backed and the
  * RocksDB provider and needs no column families. A chunk is removed once none of its rows
@@ -30,6 +32,13 @@ import wjoin.core.{EngineRow, WindowMatrix}
  * evaluation sweeps in (time, input) order, so the swept rows are exactly those up to the
  * frontier, and a reload skips them.
  *
+ * Anchored W-joins (left, left_semi, left_anti; [[wjoin.core.AnchorDecisions]]) keep two more
+ * facts, so a restart neither reports a matched anchor as unmatched nor emits an anchor twice:
+ * which rows of the first input's chunks took part in a combination (a bit per row, by its
+ * place in its chunk, written for the chunks whose bits changed), and, in eager mode, the W up
+ * to which anchors are decided: a row of input 0 with ts + horizon(0) <= that W was decided
+ * (evicted) by an earlier batch and is not loaded again (ordered mode: the frontier says it).
+ *
  * Every batch rebuilds the engine from the store ([[load]]: rows point into the chunks'
  * bytes, no copy). The store is the only state: a restarted batch reloads the version it
  * started from and computes the same output and the same chunks.
@@ -38,8 +47,10 @@ import wjoin.core.{EngineRow, WindowMatrix}
  * @param batchId   the micro-batch: the id of the chunks it writes
  * @param codec     the stored form of each input's rows (and their keys)
  * @param watermark W, this batch's eviction watermark, in the time column's unit
+ * @param anchored  the W-join decides anchor rows (left, left_semi, left_anti)
  */
-final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCodec, watermark: Long) {
+final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCodec, watermark: Long,
+    anchored: Boolean = false) {
   private val n = codec.n
   private val plan = codec.plan
   private val keyOfStored: Array[InternalRow => AnyRef] =
@@ -48,6 +59,7 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
   private val valueProjection = UnsafeProjection.create(Array[DataType](LongType, BinaryType))
   private val keyFields = new GenericInternalRow(2)
   private val frontierKey = key(-1, 0L).copy()
+  private val decidedKey = key(-1, 1L).copy()
   /** Per chunk still stored: (input, chunk id, max time, rows). */
   private val chunks = mutable.ArrayBuffer.empty[(Int, Long, Long, Long)]
   private val packers = Array.fill(n)(new java.io.ByteArrayOutputStream(4096))
@@ -70,6 +82,18 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
   var added = 0L
   /** Rows dropped by this batch (whole chunks, or new rows already out of reach). */
   var removed = 0L
+  /** Anchored, eager: rows of input 0 with ts + horizon(0) <= this were decided earlier. */
+  private var decidedUpTo = Long.MinValue
+  /** Anchored: per chunk of input 0, its matched rows; the chunks whose bits changed. */
+  private val matchedBits = mutable.HashMap.empty[Long, java.util.BitSet]
+  private val changedBits = mutable.HashSet.empty[Long]
+  /** Anchored: each anchor row of this batch (by identity) -> (chunk, place in the chunk). */
+  private val placeOf = new java.util.IdentityHashMap[AnyRef, (Long, Int)]()
+  /** Anchored: the loaded anchor rows matched in earlier batches (filled by [[load]]). */
+  val restoredMatched: mutable.ArrayBuffer[AnyRef] = mutable.ArrayBuffer.empty
+
+  private def decidedEarlier(t: Long): Boolean =
+    anchored && !plan.forward && WindowMatrix.add(t, plan.horizon(0)) <= decidedUpTo
 
   private def key(i: Int, chunk: Long): UnsafeRow = {
     keyFields.setInt(0, i)
@@ -86,24 +110,33 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
     val it = store.iterator()
     while (it.hasNext) {
       val pair = it.next()
-      if (pair.key.getInt(0) < 0) {
+      if (pair.key.getInt(0) == -1 && pair.key.getLong(1) == 0L) {
         frontierTime = pair.value.getLong(0)
         frontierInput = java.nio.ByteBuffer.wrap(pair.value.getBinary(1)).getInt()
-      } else found += ((pair.key.getInt(0), pair.key.getLong(1), pair.value.getBinary(1), pair.value.getLong(0)))
+      } else if (pair.key.getInt(0) == -1) decidedUpTo = pair.value.getLong(0)
+      else if (pair.key.getInt(0) == -2)
+        matchedBits(pair.key.getLong(1)) = java.util.BitSet.valueOf(pair.value.getBinary(1))
+      else found += ((pair.key.getInt(0), pair.key.getLong(1), pair.value.getBinary(1), pair.value.getLong(0)))
     }
     val rows = Vector.newBuilder[EngineRow]
     for ((i, chunk, bytes, maxTime) <- found) {
       val in = java.nio.ByteBuffer.wrap(bytes)
       val width = codec.storedAttributes(i).size
       var count = 0L
+      val anchors = anchored && i == 0
+      val bits = if (anchors) matchedBits.get(chunk).orNull else null
       while (in.hasRemaining) {
         val t = in.getLong()
         val size = in.getInt()
-        if (!(plan.forward && swept(t, i))) {
+        if (!(plan.forward && swept(t, i)) && !(i == 0 && decidedEarlier(t))) {
           val row = new UnsafeRow(width)
           row.pointTo(bytes, Platform.BYTE_ARRAY_OFFSET + in.position(), size)
           val key = keyOfStored(i)(row)
           rows += EngineRow(i, t, key, row)
+          if (anchors) {
+            placeOf.put(row, (chunk, count.toInt))
+            if (bits != null && bits.get(count.toInt)) restoredMatched += row
+          }
           if (plan.hashed && key != null) keysSeen(i) += key
           live(i) += 1
         }
@@ -118,6 +151,7 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
   /** A new row of input i: packed into this batch's chunk of i. */
   def add(i: Int, t: Long, row: UnsafeRow, key: AnyRef): Unit = {
     if (plan.hashed && key != null) keysSeen(i) += key
+    if (anchored && i == 0) placeOf.put(row, (batchId, newRows(0).toInt))
     val out = packed(i)
     out.writeLong(t)
     out.writeInt(row.getSizeInBytes)
@@ -126,6 +160,13 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
     newRows(i) += 1
     live(i) += 1
     added += 1
+  }
+
+  /** Anchored: the anchor row `row` (loaded or added by this batch) took part in its first combination. */
+  def matched(row: AnyRef): Unit = {
+    val (chunk, place) = placeOf.get(row)
+    matchedBits.getOrElseUpdate(chunk, new java.util.BitSet()).set(place)
+    changedBits += chunk
   }
 
   /** The engine dropped a row (eager: out of reach; ordered: swept). */
@@ -153,6 +194,14 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
     for ((i, chunk, maxTime, count) <- chunks if chunk != batchId && done(i, maxTime)) {
       store.remove(key(i, chunk))
       removed += count
+      if (anchored && i == 0 && matchedBits.contains(chunk)) { store.remove(key(-2, chunk)); changedBits -= chunk }
+    }
+    if (anchored) {
+      val kept = chunks.collect { case (0, chunk, _, _) => chunk }.toSet
+      for (chunk <- changedBits if kept(chunk))
+        store.put(key(-2, chunk).copy(), valueProjection(new GenericInternalRow(Array[Any](0L, matchedBits(chunk).toByteArray))))
+      if (!plan.forward && watermark != Long.MinValue)
+        store.put(decidedKey, valueProjection(new GenericInternalRow(Array[Any](watermark, Array.emptyByteArray))))
     }
     if (plan.forward && frontierTime != Long.MinValue)
       store.put(frontierKey, valueProjection(new GenericInternalRow(

@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelp
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import wjoin.core.StreamRows
+import wjoin.core.{JoinHow, StreamRows}
 
 /**
  * Filter push-down for [[WindowJoin]], as Spark's PushPredicateThroughJoin does for inner
@@ -13,11 +13,23 @@ import wjoin.core.StreamRows
  * then tested as soon as its inputs are bound); anything else stays where it is, and so does
  * a Python UDF over several inputs (Spark evaluates Python UDFs in their own operator, which it
  * can only extract from a Filter or Project).
+ *
+ * Left, left_semi and left_anti W-joins (the first input is the anchor), as Spark pushes
+ * through outer and semi joins: a filter above moves only into the anchor (its other
+ * conjuncts test NULL-padded rows of a left join and stay above); a conjunct of the join
+ * condition over one input moves into that input unless it is the anchor (an anchor row that
+ * fails it is still output by left and left_anti), except for left_semi, where it may.
  */
 object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper {
   def callsPython(e: Expression): Boolean = e.exists(_.isInstanceOf[PythonFuncExpression])
 
   override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
+    case Filter(filterCondition, w: WindowJoin) if w.resolved && w.how.anchored =>
+      val (anchor, rest) = splitConjunctivePredicates(filterCondition).partition(anchorOnly(w, _))
+      if (anchor.isEmpty) Filter(filterCondition, w) else {
+        val pushed = w.copy(children = Filter(anchor.reduce(And), w.children.head) +: w.children.tail)
+        if (rest.isEmpty) pushed else Filter(rest.reduce(And), pushed)
+      }
     case Filter(filterCondition, w: WindowJoin) if w.resolved =>
       val (deterministic, rest) = splitConjunctivePredicates(filterCondition).partition(c =>
         c.deterministic && (!callsPython(c) || isSingleInput(w, c)))
@@ -37,13 +49,22 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
   private def isSingleInput(w: WindowJoin, c: Expression): Boolean = {
     val limits = w.windows.rowLimits
     c.deterministic && c.references.nonEmpty && w.children.indices.exists(i =>
-      limits(i) == StreamRows.NoLimit && c.references.subsetOf(w.children(i).outputSet))
+      limits(i) == StreamRows.NoLimit && c.references.subsetOf(w.children(i).outputSet) && mayFilter(w, i))
+  }
+
+  /** A condition conjunct may filter input i first: any input of an inner or left_semi W-join, else not the anchor. */
+  private def mayFilter(w: WindowJoin, i: Int): Boolean = i > 0 || w.how == JoinHow.Inner || w.how == JoinHow.LeftSemi
+
+  /** Only the anchor's own rows: the anchor has no ROWS window. */
+  private def anchorOnly(w: WindowJoin, c: Expression): Boolean = {
+    c.deterministic && c.references.nonEmpty && w.windows.rowLimits(0) == StreamRows.NoLimit &&
+      c.references.subsetOf(w.children.head.outputSet)
   }
 
   private def pushInto(w: WindowJoin, conjuncts: Seq[Expression]): WindowJoin = {
     val (single, multi) = conjuncts.partition(isSingleInput(w, _))
-    val children = w.children.map { child =>
-      val mine = single.filter(_.references.subsetOf(child.outputSet))
+    val children = w.children.zipWithIndex.map { case (child, i) =>
+      val mine = if (!mayFilter(w, i)) Nil else single.filter(_.references.subsetOf(child.outputSet))
       if (mine.isEmpty) child else Filter(mine.reduce(And), child)
     }
     val condition = (w.condition.toSeq.flatMap(splitConjunctivePredicates) ++ multi).reduceOption(And)

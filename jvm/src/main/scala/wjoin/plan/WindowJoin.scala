@@ -4,7 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
-import wjoin.core.{Algorithm, Durations, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
+import wjoin.core.{Algorithm, Durations, JoinHow, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
 
 /**
  * The window constraints of one W-join: the user's terms (kept for EXPLAIN and errors) and
@@ -48,7 +48,8 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  *       child A    child B    child C      (each with its event-time column ts_i)
  * }}}
  *
- * The output is the children's columns in input order, narrowed to what the parent needs
+ * The output is the children's columns in input order (left_semi / left_anti: the first
+ * child's only; left: the others' nullable), narrowed to what the parent needs
  * by [[PruneWindowJoinOutput]]; Spark's own ColumnPruning then prunes the children to the
  * output plus the time columns and condition. Filters over single inputs are pushed into
  * them by [[PushFiltersIntoWindowJoin]]; constant folding applies to the condition like to
@@ -65,6 +66,11 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  * @param outputColumns the output: columns of the children, in input order
  * @param access      access paths and expiration interval asked for, parsed and checked
  *                    where the node is built ([[AccessOptions.parse]])
+ * @param how         what is emitted ([[JoinHow]]; the first input is the anchor): inner, the
+ *                    bag above; left, the bag plus each first-input row in no combination with
+ *                    NULLs for the others (whose columns are then nullable); left_semi /
+ *                    left_anti, each first-input row in some / no combination, its own columns
+ *                    only ([[WindowJoin.outputOf]])
  */
 case class WindowJoin(
     children: Seq[LogicalPlan],
@@ -74,9 +80,20 @@ case class WindowJoin(
     windows: WindowSpec,
     algorithm: Option[Algorithm],
     outputColumns: Seq[Attribute],
-    access: AccessSpec) extends LogicalPlan {
+    access: AccessSpec,
+    how: JoinHow = JoinHow.Inner) extends LogicalPlan {
 
-  override def output: Seq[Attribute] = outputColumns
+  /**
+   * The output columns; a left W-join's columns of the other inputs are nullable. That is
+   * stated here, not only in `outputColumns`: Spark's analyzer resets the nullability of a
+   * node's attribute expressions to its children's (UpdateAttributeNullability).
+   */
+  override def output: Seq[Attribute] =
+    if (how != JoinHow.LeftOuter) outputColumns
+    else {
+      val anchor = children.head.outputSet
+      outputColumns.map(a => if (anchor.contains(a)) a else a.withNullability(true))
+    }
 
   override lazy val resolved: Boolean =
     childrenResolved && expressions.forall(_.resolved) && condition.forall(_.dataType == BooleanType)
@@ -84,7 +101,7 @@ case class WindowJoin(
   override def maxRows: Option[Long] = None
 
   override def simpleString(maxFields: Int): String =
-    s"WindowJoin ${algorithmName}${if (windows.strategy == WindowStrategy.Auto) "" else s" ${windows.strategy}"}, inputs=[${inputNames.mkString(", ")}], " +
+    s"WindowJoin ${if (how.anchored) s"$how " else ""}${algorithmName}${if (windows.strategy == WindowStrategy.Auto) "" else s" ${windows.strategy}"}, inputs=[${inputNames.mkString(", ")}], " +
       s"time=[${timeColumns.map(_.sql).mkString(", ")}], windows=${windows.describe(inputNames)}" +
       condition.map(c => s", condition=${c.sql}").getOrElse("") +
       (if (access.isDefault) "" else s", ${access.describe(inputNames, windows.integralTime)}")
@@ -113,9 +130,14 @@ object WindowJoin {
    * operators downstream accept one event-time column, and the W-join's output watermark
    * is stated for that one (see `StreamingWindowJoinExec.produceOutputWatermark`).
    */
-  def outputOf(children: Seq[LogicalPlan], firstTime: Expression): Seq[Attribute] = {
+  def outputOf(children: Seq[LogicalPlan], firstTime: Expression, how: JoinHow = JoinHow.Inner): Seq[Attribute] = {
     val keep = firstTime match { case a: Attribute => Some(a.exprId); case _ => None }
-    children.flatMap(_.output).map { a =>
+    val columns = how match {
+      case JoinHow.Inner => children.flatMap(_.output)
+      case JoinHow.LeftOuter => children.head.output ++ children.tail.flatMap(_.output.map(_.withNullability(true)))
+      case JoinHow.LeftSemi | JoinHow.LeftAnti => children.head.output
+    }
+    columns.map { a =>
       if (!a.metadata.contains(EventTimeWatermark.delayKey) || keep.contains(a.exprId)) a
       else a.withMetadata(new MetadataBuilder().withMetadata(a.metadata).remove(EventTimeWatermark.delayKey).build())
     }

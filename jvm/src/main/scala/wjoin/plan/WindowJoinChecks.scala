@@ -60,7 +60,8 @@ object WindowJoinChecks extends (LogicalPlan => Unit) with PredicateHelper {
       case _ => None
     }
     val above = plan.collectFirst(Function.unlift((p: LogicalPlan) => stackAbove(p))).getOrElse(Nil)
-    val merged = above.filter(c => c.deterministic && !PushFiltersIntoWindowJoin.callsPython(c))
+    // Filters above a left / semi / anti W-join stay there (they filter its output).
+    val merged = if (w.how.anchored) Nil else above.filter(c => c.deterministic && !PushFiltersIntoWindowJoin.callsPython(c))
     (w.condition.toSeq ++ merged).reduceOption(And)
   }
 }

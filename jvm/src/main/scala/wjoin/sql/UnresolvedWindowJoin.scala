@@ -1,6 +1,6 @@
 package wjoin.sql
 
-import org.apache.spark.sql.catalyst.expressions.Attribute
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
@@ -20,25 +20,43 @@ import wjoin.WJoin
  * @param windows     the window terms in the papers' syntax, joined with AND
  * @param timeColumns one time column for all inputs, one per input, or none (each input's
  *                    only timestamp column)
+ * With `USING LEFT [OUTER | SEMI | ANTI] JOIN` the ON conditions and the WHERE clause right
+ * above are the join predicate itself (as in the papers' syntax), not a filter of the result:
+ * they are carried here, in `predicate`, which the analyzer leaves alone (it is not one of
+ * the node's expressions) and [[WJoin.plan]] makes the W-join's condition.
+ *
+ * @param inputs      the FROM clause's relations, in order
+ * @param inputNames  their names: alias, else table name
+ * @param windows     the window terms in the papers' syntax, joined with AND
+ * @param timeColumns one time column for all inputs, one per input, or none (each input's
+ *                    only timestamp column)
  * @param algorithm   "auto", "nlw", "hw" or "mw"
+ * @param how         "inner", "left", "left_semi" or "left_anti"
+ * @param predicate   anchored hows: the join predicate (ON and WHERE), unresolved
  */
 case class UnresolvedWindowJoin(
     inputs: Seq[LogicalPlan],
     inputNames: Seq[String],
     windows: String,
     timeColumns: Seq[String],
-    algorithm: String) extends LogicalPlan {
+    algorithm: String,
+    how: String = "inner",
+    predicate: JoinPredicate = JoinPredicate(None)) extends LogicalPlan {
   override def children: Seq[LogicalPlan] = inputs
   override def output: Seq[Attribute] = Nil
   override lazy val resolved: Boolean = false
 
   override def simpleString(maxFields: Int): String =
     s"UnresolvedWindowJoin inputs=[${inputNames.mkString(", ")}], windows=$windows" +
-      (if (timeColumns.isEmpty) "" else s", time=[${timeColumns.mkString(", ")}]") + s", algorithm=$algorithm"
+      (if (timeColumns.isEmpty) "" else s", time=[${timeColumns.mkString(", ")}]") + s", algorithm=$algorithm" +
+      (if (how == "inner") "" else s", how=$how") + predicate.condition.map(c => s", predicate=${c.sql}").getOrElse("")
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[LogicalPlan]): UnresolvedWindowJoin =
     copy(inputs = newChildren)
 }
+
+/** A W-join predicate kept out of a node's expressions (so the analyzer does not resolve it there). */
+final case class JoinPredicate(condition: Option[Expression])
 
 /**
  * Analyzer rule: an [[UnresolvedWindowJoin]] whose inputs are resolved becomes the W-join
@@ -49,8 +67,8 @@ case class UnresolvedWindowJoin(
 object ResolveWindowJoinSql extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case u: UnresolvedWindowJoin if u.childrenResolved =>
-      try WJoin.plan(u.inputs, u.inputNames, onColumns = Nil, onCondition = None, u.timeColumns, window = None,
-        windows = Some(u.windows), u.algorithm)
+      try WJoin.plan(u.inputs, u.inputNames, onColumns = Nil, onCondition = u.predicate.condition, u.timeColumns,
+        window = None, windows = Some(u.windows), u.algorithm, how = u.how)
       catch {
         case e: IllegalArgumentException if e.getMessage.startsWith(RequirePrefix) =>
           throw new IllegalArgumentException(e.getMessage.stripPrefix(RequirePrefix), e)

@@ -46,13 +46,15 @@ final case class TimeColumnPerInput(columns: Seq[(SqlToken, SqlToken)], close: S
  * @param terms     the window terms, in order
  * @param time      the event-time columns, if given (else each input's only timestamp column)
  * @param algorithm the algorithm name token, if given (else auto)
+ * @param how       `USING LEFT ANTI JOIN` and the like, as the API's how name ("left_anti"); else inner
  */
 final case class WindowClause(
     start: Int,
     end: Int,
     terms: Seq[WindowTermSyntax],
     time: Option[TimeColumnsSyntax],
-    algorithm: Option[SqlToken]) {
+    algorithm: Option[SqlToken],
+    how: Option[String] = None) {
   /** The terms in the papers' syntax, joined with AND. */
   def windowsText: String = terms.map(_.text).mkString(" AND ")
 }

@@ -11,7 +11,9 @@ import wjoin.core.Durations
  *
  * Grammar (keywords in any case; a clause ends where the rest of the query begins):
  * {{{
- *   clause  := term (AND term)* (USING TIME time)? (USING ALGORITHM name)?   -- options in any order
+ *   clause  := term (AND term)* (USING TIME time)? (USING ALGORITHM name)? (USING how JOIN)?
+ *                                                                 -- options in any order
+ *   how     := INNER | LEFT [OUTER] | LEFT SEMI | LEFT ANTI        -- the first input is the anchor
  *   term    := WINDOW = length | WINDOW(A,B) = length | DWINDOW(A,B) = length
  *            | DWINDOW(A,B) = [length, length] | RANGE(A) = length | ROWS(A) = length
  *   length  := INTERVAL 2 MINUTES | INTERVAL '2' MINUTE | 2 minutes | 1 hour 30 minutes | 100
@@ -115,13 +117,17 @@ object WindowClauseFinder {
       }
       var time: Option[TimeColumnsSyntax] = None
       var algorithm: Option[SqlToken] = None
+      var how: Option[(SqlToken, String)] = None
       while (peek.isWord("USING")) {
         next()
         val option = peek
         if (option.isWord("TIME") && time.isEmpty) { next(); time = Some(timeColumns()) }
         else if (option.isWord("ALGORITHM") && algorithm.isEmpty) { next(); algorithm = Some(algorithmName()) }
+        else if (option.isWord("INNER", "LEFT") && how.isEmpty) how = Some((option, joinHow()))
         else if (option.isWord("TIME", "ALGORITHM")) fail(option, s"USING ${option.word} is given twice")
-        else fail(option, "expected TIME or ALGORITHM after USING in the W-join clause")
+        else if (option.isWord("INNER", "LEFT")) fail(option, "USING ... JOIN is given twice")
+        else fail(option, "expected TIME or ALGORITHM, or INNER / LEFT [OUTER | SEMI | ANTI] JOIN, after USING in " +
+          "the W-join clause")
       }
       val after = peek
       if (!(after.kind == SqlToken.End || after.isWord(FollowingWords.toSeq: _*) ||
@@ -129,7 +135,7 @@ object WindowClauseFinder {
         fail(after, "unexpected after the W-join clause; it ends the FROM clause (after all its relations) and " +
           "may be followed by AND and another window term, USING TIME, USING ALGORITHM, or WHERE, GROUP BY, " +
           "ORDER BY, ...")
-      val clause = WindowClause(tokens(first).start, tokens(i - 1).end, terms.toSeq, time, algorithm)
+      val clause = WindowClause(tokens(first).start, tokens(i - 1).end, terms.toSeq, time, algorithm, how.map(_._2))
       (clause, i)
     }
 
@@ -217,6 +223,17 @@ object WindowClauseFinder {
       val input = expectName("expected input.column, e.g. USING TIME (A.ts, B.seen_at)")
       expectSymbol(".", s"expected input.column, e.g. USING TIME (${input.text}.ts, ...)")
       (input, expectName("expected the time column's name after the input name"))
+    }
+
+    /** INNER JOIN, LEFT [OUTER] JOIN, LEFT SEMI JOIN or LEFT ANTI JOIN, as the API's how name. */
+    private def joinHow(): String = {
+      val how = if (next().isWord("INNER")) "inner" else if (peek.isWord("SEMI")) { next(); "left_semi" }
+        else if (peek.isWord("ANTI")) { next(); "left_anti" }
+        else { if (peek.isWord("OUTER")) next(); "left" }
+      if (!peek.isWord("JOIN")) fail(peek, "expected JOIN: USING INNER JOIN, USING LEFT [OUTER] JOIN, USING LEFT " +
+        "SEMI JOIN or USING LEFT ANTI JOIN (the first input of the FROM clause is the anchor)")
+      next()
+      how
     }
 
     private def algorithmName(): SqlToken = {

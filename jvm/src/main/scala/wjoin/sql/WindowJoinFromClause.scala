@@ -39,7 +39,11 @@ object WindowJoinFromClause {
       throw SqlSyntaxError(sql, clauses(k).terms.head.kind,
         "a W-join window clause must directly follow the relations of a query's FROM clause")
     }
-    result
+    // Left / semi / anti: the WHERE clause of the W-join's query is its join predicate.
+    ParsedPlans.transformDown(result) {
+      case Filter(where, u: UnresolvedWindowJoin) if u.how != "inner" =>
+        u.copy(predicate = JoinPredicate((u.predicate.condition.toSeq :+ where).reduceOption(And)))
+    }
   }
 
   private final class FromClause(clause: WindowClause, sql: String, rewritten: String) {
@@ -58,8 +62,9 @@ object WindowJoinFromClause {
       val names = inputs.map(nameOf)
       for (term <- clause.terms; name <- term.names) inputIndex(name, names, term.text)
       val node = UnresolvedWindowJoin(inputs, names, clause.windowsText, timeColumns(names),
-        clause.algorithm.map(_.name.toLowerCase(Locale.ROOT)).getOrElse("auto"))
-      onConditions.reduceOption(And).map(Filter(_, node)).getOrElse(node)
+        clause.algorithm.map(_.name.toLowerCase(Locale.ROOT)).getOrElse("auto"), clause.how.getOrElse("inner"))
+      if (node.how != "inner") node.copy(predicate = JoinPredicate(onConditions.reduceOption(And)))
+      else onConditions.reduceOption(And).map(Filter(_, node)).getOrElse(node)
     }
 
     private def flatten(plan: LogicalPlan): (Seq[LogicalPlan], Seq[Expression]) = plan match {

@@ -50,6 +50,9 @@ class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
     syntaxError(s"$from WINDOW(A,B) = -5", 1, 39, "a window cannot be negative")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING SPEED fast", 1, 58, "expected TIME or ALGORITHM")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING ALGORITHM fast", 1, 68, "unknown algorithm 'fast'")
+    syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING LEFT ANTI WHERE A.k = B.k", 1, 68, "expected JOIN")
+    syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING LEFT JOIN USING INNER JOIN", 1, 74,
+      "USING ... JOIN is given twice")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE JOIN s3 C", 1, 52, "unexpected after the W-join clause")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING TIME (A.ts, X.ts)", 1, 70,
       "USING TIME names input 'X', but the inputs are A, B")

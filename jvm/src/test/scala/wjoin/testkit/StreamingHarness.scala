@@ -21,10 +21,11 @@ final case class Ev(k: Int, t: Long, id: Int)
  * keeps each batch's rows by batch id (a re-run batch replaces its rows, which is what an
  * idempotent sink sees), and start / stop from one checkpoint.
  *
- * Output rows are reduced to the ids of their members, in input order.
+ * Output rows are reduced to the ids of their members, in input order (`idColumns`; a NULL id,
+ * of a left W-join's unmatched row, reads as [[StreamingHarness.NullId]]).
  */
 final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
-    build: Seq[(String, DataFrame)] => DataFrame) {
+    build: Seq[(String, DataFrame)] => DataFrame, idColumns: Seq[String] = Nil) {
   import spark.implicits._
 
   val names: Seq[String] = (0 until n).map(i => ('A' + i).toChar.toString)
@@ -41,11 +42,14 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
       .withWatermark("ts", s"$delaySeconds seconds")
   }
 
-  def joined: DataFrame = build(inputs).select(names.map(nm => col(s"$nm.id")): _*)
+  private val ids = if (idColumns.nonEmpty) idColumns else names.map(nm => s"$nm.id")
+  private def idsOf(r: Row): Seq[Int] = ids.indices.map(j => if (r.isNullAt(j)) StreamingHarness.NullId else r.getInt(j))
+
+  def joined: DataFrame = build(inputs).select(ids.map(col): _*)
 
   def start(): Unit = {
     query = joined.writeStream.option("checkpointLocation", checkpoint).foreachBatch { (df: DataFrame, id: Long) =>
-      val rows = df.collect().map(r => (0 until n).map(r.getInt)).toSeq
+      val rows = df.collect().map(idsOf).toSeq
       runs.merge(id, 1, Integer.sum)
       if (failNext) { failNext = false; throw new IllegalStateException(s"sink fails in batch $id") }
       batches.put(id, rows)
@@ -66,7 +70,11 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
 
   def stop(): Unit = { query.stop(); query = null }
 
-  def results: Seq[Seq[Int]] = batches.asScala.toSeq.sortBy(_._1).flatMap(_._2).filter(_.forall(_ >= 0))
+  def results: Seq[Seq[Int]] = batches.asScala.toSeq.sortBy(_._1).flatMap(_._2).filter(_.head >= 0)
+
+  /** Each batch's rows (ids >= 0 only), by batch id. */
+  def perBatch: Seq[(Long, Seq[Seq[Int]])] = batches.asScala.toSeq.sortBy(_._1)
+    .map { case (id, rows) => id -> rows.filter(_.head >= 0).sortBy(_.mkString(",")) }
 
   def progress: Seq[org.apache.spark.sql.streaming.StreamingQueryProgress] = query.recentProgress.toSeq
 
@@ -89,12 +97,14 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
       name -> es.map(e => (e.k, e.t, e.id)).toDF("_1", "_2", "_3")
         .selectExpr("_1 as k", "timestamp_seconds(_2) as ts", "_3 as id")
     }
-    build(dfs).select(names.map(nm => col(s"$nm.id")): _*).collect().map((r: Row) => (0 until n).map(r.getInt))
-      .toSeq.sortBy(_.mkString(","))
+    build(dfs).select(ids.map(col): _*).collect().map(idsOf).toSeq.sortBy(_.mkString(","))
   }
 }
 
 object StreamingHarness {
+  /** How a NULL id reads (a left W-join's unmatched row). */
+  val NullId: Int = Int.MinValue
+
   def wjoin(window: String, algorithm: String, keyed: Boolean = true)(inputs: Seq[(String, DataFrame)]): DataFrame = {
     val b = WJoin(inputs: _*).time("ts").windows(window).algorithm(algorithm)
     (if (keyed) b.on("k") else b).toDF
