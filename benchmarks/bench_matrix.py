@@ -1,0 +1,281 @@
+"""The workload matrix: spark-wjoin vs Spark's built-in joins on workloads outside our own
+benchmarks, one factor at a time around a base workload of each join-attribute kind.
+
+Kinds (the join attribute):
+  key        an int key shared by all inputs (`on="k"`), every pair within the window
+  long       no key; a band on a long attribute: abs(A.x - B.x) <= 2000 between neighbours
+  double     no key; a band on a double attribute uniform over [0, 1000): abs(A.x - B.x) <= 2.0
+  timestamp  no key; a band on a second timestamp: B.y BETWEEN A.y - 2 s AND A.y + 2 s
+  udf        the int key plus a Python UDF over two inputs (A.v < B.v)
+Variations (columns of the heat map): the base cell, then one axis changed: key cardinality
+(keyed kinds), per-input rates 1:10:100, window 10 ms and 60 s of event time, N = 2 and 5,
+input size small and large. Where a variation would make the output explode, the cell's
+window is narrowed and the cell says so (`window` column).
+
+Each cell: the same cached inputs; both plans counted once (the counts must agree), one
+warm-up each, then `--repeats` alternating timed runs writing every output column to Spark's
+noop sink; medians, input rows/s and the ratio built-in / wjoin are printed and appended as
+JSON lines to --out. `--cold` also measures, per kind's base cell, the first run of each plan in
+a fresh session (a new process). `--plot` turns the JSON lines into the heat map PNG.
+
+    .venv/bin/python benchmarks/bench_matrix.py --out benchmarks/.data/matrix.jsonl --cold
+    .venv/bin/python -m pip install -r benchmarks/requirements.txt     # matplotlib, for --plot
+    .venv/bin/python benchmarks/bench_matrix.py --plot benchmarks/.data/matrix.jsonl docs/img/matrix.png
+    .venv/bin/python benchmarks/bench_matrix.py --only double:base --repeats 3     # one cell
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, replace
+from functools import reduce
+
+from pyspark.sql import functions as F
+from pyspark.sql.types import BooleanType
+
+from common import median, say, session, timed
+
+KINDS = ("key", "long", "double", "timestamp", "udf")
+BANDS = {"long": "abs({a}.x - {b}.x) <= 2000", "double": "abs({a}.x - {b}.x) <= 2.0",
+         "timestamp": "{b}.y BETWEEN {a}.y - INTERVAL 2 SECONDS AND {a}.y + INTERVAL 2 SECONDS"}
+_less = F.udf(lambda x, y: x < y, BooleanType(), useArrow=False)
+
+
+@dataclass(frozen=True)
+class Cell:
+    kind: str
+    variation: str
+    n: int = 3
+    rows: int = 50_000          # rows of the fastest input
+    keys: int = 500
+    rates: tuple = (1, 1, 1)    # relative rates; the fastest input has `rate` rows/s
+    rate: float = 1000.0
+    window: float = 1.0         # seconds
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}:{self.variation}"
+
+    def rows_of(self, i: int) -> int:
+        return max(1, int(self.rows * self.rates[i] / max(self.rates)))
+
+    def expected_results(self) -> float:
+        """A rough size of the output, to keep cells finite: per row of the fastest input, the
+        matching rows of each other input (window x rate, / keys or band selectivity)."""
+        per = 1.0
+        for i in range(1, self.n):
+            in_window = 2 * self.window * self.rate * self.rates[i] / max(self.rates)
+            if self.kind in ("key", "udf"):
+                in_window /= self.keys
+            elif self.kind == "double":
+                in_window *= 4.0 / 1000
+            elif self.kind == "long":
+                in_window *= 4000 / 1e6
+            else:
+                in_window *= 4.0 / 1000
+            per *= max(in_window, 1e-9)
+        return self.rows * per
+
+
+def cells() -> list[Cell]:
+    out = []
+    for kind in KINDS:
+        keyed = kind in ("key", "udf")
+        base = Cell(kind, "base", rows=150_000 if kind == "key" else 50_000 if keyed else 20_000,
+                    rate=1000.0 if keyed else 400.0)
+        variations = [base,
+                      replace(base, variation="keys 10") if keyed else None,
+                      replace(base, variation="keys 100k", keys=100_000) if keyed else None,
+                      replace(base, variation="rates 1:10:100", rates=(1, 10, 100)),
+                      replace(base, variation="window 10 ms", window=0.01),
+                      # 60 s at a lower density (more keys, or a slower rate without a key)
+                      replace(base, variation="window 60 s", window=60.0,
+                              **({"keys": 100_000} if keyed else {"rate": 10.0})),
+                      replace(base, variation="N=2", n=2, rates=(1, 1)),
+                      replace(base, variation="N=5", n=5, rates=(1,) * 5),
+                      replace(base, variation="size 10k", rows=10_000),
+                      replace(base, variation="size large", rows=2_000_000 if keyed else 60_000)]
+        for c in variations:
+            if c is None:
+                continue
+            if c.variation == "keys 10":
+                c = replace(c, keys=10)
+            if c.n != len(c.rates):
+                c = replace(c, rates=(c.rates + (c.rates[-1],) * c.n)[:c.n])
+            if c.variation == "size large" and keyed:
+                c = replace(c, keys=100_000)
+            # Narrow the window until the output stays below 20M rows, 5M through the Python UDF
+            # (the cell's line says the window used).
+            while c.expected_results() > (5e6 if kind == "udf" else 2e7) and c.window > 1e-4:
+                c = replace(c, window=c.window / 2)
+            out.append(c)
+    return out
+
+
+def inputs(spark, cell: Cell) -> list:
+    """Cached inputs generated in Spark (no driver-side lists): ts at `rate x share` rows/s with
+    uniform jitter, key uniform over `keys`, x / y the band attributes, v a payload."""
+    dfs = []
+    for i in range(cell.n):
+        rate = cell.rate * cell.rates[i] / max(cell.rates)
+        seed = 7 * i + 1
+        df = (spark.range(cell.rows_of(i)).select(
+            F.timestamp_micros(((F.col("id") + F.rand(seed)) / rate * 1e6).cast("long")).alias("ts"),
+            (F.rand(seed + 1) * cell.keys).cast("int").alias("k"),
+            (F.rand(seed + 2) * (1e6 if cell.kind == "long" else 1000.0)).cast(
+                "long" if cell.kind == "long" else "double").alias("x"),
+            F.timestamp_micros((F.rand(seed + 3) * 1e9).cast("long")).alias("y"),
+            F.rand(seed + 4).alias("v"))
+            .repartition(2).cache())
+        df.count()
+        dfs.append(df)
+    return dfs
+
+
+def _names(n):
+    return [chr(ord("A") + i) for i in range(n)]
+
+
+def _columns(cell: Cell, key):
+    """Every output column; with the key in `on` it appears once, as DataFrame.join does."""
+    per_input = ("ts", "x", "v") if cell.kind in ("key", "udf") else ("ts", "k", "x", "v")
+    key = [key] if cell.kind in ("key", "udf") else []
+    return key + [F.col(f"{n}.{c}") for n in _names(cell.n) for c in per_input]
+
+
+def ours(dfs, cell: Cell):
+    names = _names(cell.n)
+    on = ["k"] if cell.kind in ("key", "udf") else []
+    if cell.kind in BANDS:
+        on += [F.expr(BANDS[cell.kind].format(a=a, b=b)) for a, b in zip(names, names[1:])]
+    if cell.kind == "udf":
+        on.append(_less(F.col("A.v"), F.col("B.v")))
+    joined = dfs[0].wjoin(*dfs[1:], on=on, time="ts", window=f"{int(cell.window * 1e6)} microseconds")
+    return joined.select(_columns(cell, F.col("k")))
+
+
+def builtin(dfs, cell: Cell):
+    """Spark's own chained inner joins: every pairwise BETWEEN on ts, the key / bands / UDF."""
+    names = _names(cell.n)
+    aliased = [df.alias(n) for df, n in zip(dfs, names)]
+    w = F.expr(f"INTERVAL {int(cell.window * 1e6)} MICROSECONDS")
+    joined = aliased[0]
+    for i in range(1, cell.n):
+        me, prev = names[i], names[i - 1]
+        conds = [F.col(f"{me}.ts").between(F.col(f"{o}.ts") - w, F.col(f"{o}.ts") + w) for o in names[:i]]
+        if cell.kind in ("key", "udf"):
+            conds.append(F.col(f"{names[0]}.k") == F.col(f"{me}.k"))
+        if cell.kind in BANDS:
+            conds.append(F.expr(BANDS[cell.kind].format(a=prev, b=me)))
+        if cell.kind == "udf" and i == 1:
+            conds.append(_less(F.col("A.v"), F.col("B.v")))
+        joined = joined.join(aliased[i], reduce(lambda a, b: a & b, conds), "inner")
+    return joined.select(_columns(cell, F.col("A.k")))
+
+
+def noop(df):
+    df.write.format("noop").mode("overwrite").save()
+
+
+def measure(spark, cell: Cell, repeats: int) -> dict:
+    dfs = inputs(spark, cell)
+    total_in = sum(cell.rows_of(i) for i in range(cell.n))
+    counts = (ours(dfs, cell).count(), builtin(dfs, cell).count())
+    noop(ours(dfs, cell))
+    noop(builtin(dfs, cell))
+    t_ours, t_builtin = [], []
+    for _ in range(repeats):
+        t_ours.append(timed(lambda: noop(ours(dfs, cell))))
+        t_builtin.append(timed(lambda: noop(builtin(dfs, cell))))
+    for df in dfs:
+        df.unpersist()
+    mo, mb = median(t_ours), median(t_builtin)
+    return dict(asdict(cell), name=cell.name, input_rows=total_in, wjoin_results=counts[0],
+                builtin_results=counts[1], wjoin_s=mo, builtin_s=mb, wjoin_rows_per_s=total_in / mo,
+                builtin_rows_per_s=total_in / mb, ratio=mb / mo, runs_wjoin=t_ours, runs_builtin=t_builtin)
+
+
+def cold(cell: Cell, plan: str) -> dict:
+    """The first run of `plan` in this fresh process, then two more (the warm time)."""
+    spark = session(f"wjoin-matrix-cold-{plan}")
+    dfs = inputs(spark, cell)
+    build = ours if plan == "wjoin" else builtin
+    runs = [timed(lambda: noop(build(dfs, cell))) for _ in range(3)]
+    spark.stop()
+    return dict(name=cell.name, plan=plan, first_s=runs[0], warm_s=median(runs[1:]), cold_ratio=runs[0] / median(runs[1:]))
+
+
+def line(r: dict) -> str:
+    agree = "" if r["wjoin_results"] == r["builtin_results"] else "  COUNTS DIFFER"
+    return (f"{r['name']:<26} N={r['n']} rows={r['input_rows']:>9,} window={r['window']:g}s "
+            f"results={r['wjoin_results']:>11,}  wjoin {r['wjoin_s']:7.2f} s ({r['wjoin_rows_per_s']:>11,.0f}/s)  "
+            f"built-in {r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  ratio {r['ratio']:6.1f}x{agree}")
+
+
+def plot(source: str, target: str):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    rows = [json.loads(s) for s in open(source) if s.strip() and '"ratio"' in s]
+    variations = list(dict.fromkeys(r["variation"] for r in rows))
+    grid = np.full((len(KINDS), len(variations)), np.nan)
+    for r in rows:
+        grid[KINDS.index(r["kind"]), variations.index(r["variation"])] = r["ratio"]
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.2 * len(variations) + 2), 0.7 * len(KINDS) + 1.8))
+    image = ax.imshow(np.log10(grid), cmap="RdYlGn", vmin=-1, vmax=2, aspect="auto")
+    for (i, j), value in np.ndenumerate(grid):
+        if not np.isnan(value):
+            ax.text(j, i, f"{value:.1f}x", ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(variations)), variations, rotation=35, ha="right")
+    ax.set_yticks(range(len(KINDS)), KINDS)
+    ax.set_title("Spark built-in time / wjoin time (green: wjoin faster; red: slower)")
+    fig.colorbar(image, ax=ax, label="log10 ratio")
+    fig.tight_layout()
+    fig.savefig(target, dpi=110)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="benchmarks/.data/matrix.jsonl")
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--only", help="comma-separated cell names (kind:variation) or kinds")
+    p.add_argument("--cold", action="store_true", help="also time each kind's base cell cold, in fresh processes")
+    p.add_argument("--cold-cell", nargs=2, metavar=("CELL", "PLAN"), help=argparse.SUPPRESS)
+    p.add_argument("--plot", nargs=2, metavar=("JSONL", "PNG"))
+    args = p.parse_args()
+    if args.plot:
+        return plot(*args.plot)
+    chosen = [c for c in cells() if not args.only
+              or any(o in (c.name, c.kind) for o in args.only.split(","))]
+    if args.cold_cell:
+        cell = next(c for c in cells() if c.name == args.cold_cell[0])
+        print(json.dumps(cold(cell, args.cold_cell[1])), flush=True)
+        return
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    spark = session("wjoin-bench-matrix")
+    say(f"local[*] on {spark.sparkContext.defaultParallelism} cores; medians of {args.repeats} alternating runs "
+        f"after one warm-up each; every output column to the noop sink")
+    with open(args.out, "a") as out:
+        for cell in chosen:
+            r = measure(spark, cell, args.repeats)
+            say(line(r))
+            out.write(json.dumps(r) + "\n")
+            out.flush()
+        spark.stop()
+        if args.cold:
+            for cell in (c for c in chosen if c.variation == "base"):
+                for plan in ("wjoin", "builtin"):
+                    done = subprocess.run([sys.executable, __file__, "--cold-cell", cell.name, plan],
+                                          capture_output=True, text=True, check=True)
+                    r = json.loads(done.stdout.strip().splitlines()[-1])
+                    say(f"cold {r['name']:<20} {plan:<8} first {r['first_s']:6.2f} s, warm {r['warm_s']:6.2f} s, "
+                        f"first / warm {r['cold_ratio']:.2f}")
+                    out.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()
