@@ -21,7 +21,8 @@ import wjoin.core.{AnchorDecisions, WJoinEngine}
  * Decided anchors leave as soon as they are decided (at eviction, when their horizon passed),
  * so output streams out and the memory is the window's, not the partition's.
  *
- * @param merger        the partition's inputs in arrival order
+ * @param merger        the partition's inputs in arrival order, reporting unjoinable anchors
+ *                      to `decisions.unjoinable`
  * @param engine        the batch engine (any algorithm)
  * @param decisions     the how's decisions
  * @param combinationOut output row of a combination (left outer only)
@@ -31,7 +32,6 @@ import wjoin.core.{AnchorDecisions, WJoinEngine}
 private[exec] final class AnchoredPartition(merger: InputMerger, engine: WJoinEngine, decisions: AnchorDecisions,
     combinationOut: Array[AnyRef] => InternalRow, anchorOut: AnyRef => InternalRow, metrics: WindowJoinMetrics) {
   engine.onEvict = (i, _, r) => if (i == 0) decisions.evicted(r)
-  merger.reportUnjoinableAnchors(decisions.unjoinable)
 
   val rows: Iterator[InternalRow] = new Iterator[InternalRow] {
     private var combinationReady = false

@@ -32,9 +32,14 @@ import wjoin.core.{EngineRow, StreamRows, WJoinEngine}
  * @param codec     time, key and stored form of each input's rows
  * @param lateBound streaming: time (in the time column's unit) at or before which a row is
  *                  late (Spark's watermark of the previous batch); None for batch
+ * @param onUnjoinableAnchor anchored W-joins (left, left_semi, left_anti): gets a stored copy
+ *                  of every row of the first input that can never join (NULL time, or NULL
+ *                  key in a hashed plan), which is then decided unmatched
+ *                  ([[wjoin.core.AnchorDecisions]]); late rows are not reported. Null for the
+ *                  inner join (only rows with a NULL time or key test it)
  */
-final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, lateBound: Option[Long] = None)
-    extends Iterator[EngineRow] {
+final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, lateBound: Option[Long] = None,
+    onUnjoinableAnchor: InternalRow => Unit = null) extends Iterator[EngineRow] {
   import InputMerger.isCountOnly
 
   private val n = inputs.length
@@ -59,24 +64,8 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   var lateRows = 0L
   /** Per input, the rows emitted that can join (not count-only). */
   val offered = new Array[Long](n)
-  /**
-   * Anchored W-joins (left, left_semi, left_anti): gets a stored copy of every row of the
-   * first input that can never join (NULL time, or NULL key in a hashed plan), which is then
-   * decided unmatched ([[wjoin.core.AnchorDecisions]]); late rows are not reported. Set
-   * before the first row is read; null for the inner join (only NULL rows test it).
-   */
-  private var onUnjoinableAnchor: InternalRow => Unit = null
 
-  private var started = false
-
-  /** Reports the first input's rows that never join to `f` (anchored W-joins). */
-  def reportUnjoinableAnchors(f: InternalRow => Unit): this.type = {
-    require(!started, "set the anchor callback before reading rows")
-    onUnjoinableAnchor = f
-    this
-  }
-
-  private def start(): Unit = if (!started) { started = true; (0 until n).foreach(fetch) }
+  (0 until n).foreach(fetch)
 
   private def unjoinable(i: Int, r: InternalRow): Unit = {
     nullRows += 1
@@ -110,7 +99,6 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   }
 
   def hasNext: Boolean = {
-    start()
     var i = 0
     while (i < n && heads(i) == null) i += 1
     i < n
@@ -118,7 +106,6 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
 
   /** The row of least time (ties: least input index). */
   def next(): EngineRow = {
-    start()
     var best = -1
     var i = 0
     while (i < n) {

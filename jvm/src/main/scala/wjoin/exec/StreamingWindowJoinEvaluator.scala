@@ -49,14 +49,14 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
     val combined = codec.combinedRow()
     val batch = newBatch(partitionIndex, combined)
     val emit = codec.outputWriter(combined)
-    val merger = new InputMerger(inputs.toArray, codec, lateBound = Some(lateBound))
     val decisions = if (how.anchored) JoinHow.decisions(how) else null
     if (decisions == null) batch.engine.onEvict = (i, t, _) => state.evicted(i, t)
     else {
       batch.engine.onEvict = (i, t, r) => { state.evicted(i, t); if (i == 0) decisions.evicted(r) }
       decisions.onFirstMatch = state.matched
-      merger.reportUnjoinableAnchors(decisions.unjoinable)
     }
+    val merger = new InputMerger(inputs.toArray, codec, lateBound = Some(lateBound),
+      onUnjoinableAnchor = if (decisions == null) null else decisions.unjoinable)
     // Every arrival (count-only rows too: they keep their place in a ROWS window) joins the state.
     val arrivals = merger.map { (r: EngineRow) =>
       state.add(r.input, r.time, r.row.asInstanceOf[UnsafeRow], r.key)

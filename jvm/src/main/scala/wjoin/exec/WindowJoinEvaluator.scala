@@ -37,8 +37,11 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
   def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
     val combined = codec.combinedRow()
     val engine = newEngine(partitionIndex, combined)
-    if (how.anchored) return new AnchoredPartition(new InputMerger(inputs.toArray, codec), engine,
-      JoinHow.decisions(how), codec.outputWriter(combined), codec.anchorWriter(how), metrics).rows
+    if (how.anchored) {
+      val decisions = JoinHow.decisions(how)
+      return new AnchoredPartition(new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.unjoinable),
+        engine, decisions, codec.outputWriter(combined), codec.anchorWriter(how), metrics).rows
+    }
     new PartitionIterator(partitionIndex, new InputMerger(inputs.toArray, codec), engine, codec.outputWriter(combined))
   }
 
