@@ -60,20 +60,23 @@ def run(spark, root):
     never = wjoin.wjoin(streams, on="vehicle", time="ts", windows=JOURNEY, how="left_anti")
 
     rounds, lost = sightings()
-    reported = []
+    # A parquet file sink: exactly once across restarts, and readable from a classic or a
+    # Spark Connect session alike (a foreachBatch function would run on a Connect server).
+    output = os.path.join(root, "never-completed")
+    seen = 0
     for r, per_camera in enumerate(rounds + [[[("FLUSH", START + dt.timedelta(hours=2), 0)]] * 3]):
         for folder, rows in zip(folders, per_camera):
             spark.createDataFrame(rows, SCHEMA).write.parquet(os.path.join(folder, f"round={r}"))
-        found = []
-        query = (never.writeStream.option("checkpointLocation", os.path.join(root, "checkpoint"))
-                 .foreachBatch(lambda df, _: found.extend(df.collect()))
+        query = (never.writeStream.format("parquet").option("path", output)
+                 .option("checkpointLocation", os.path.join(root, "checkpoint"))
                  .trigger(availableNow=True).start())
         query.awaitTermination()
-        reported += [row.vehicle for row in found if row.vehicle != "FLUSH"]
+        reported = [row.vehicle for row in spark.read.schema(SCHEMA).parquet(output).collect()]
         metrics = query.lastProgress["stateOperators"][0]["customMetrics"]
-        print(f"round {r}: {len(found)} vehicles never completed the journey "
-              f"({', '.join(sorted(x.vehicle for x in found)[:4])}{', ...' if len(found) > 4 else ''}); "
+        print(f"round {r}: {len(reported) - seen} more vehicles never completed the journey; "
               f"{metrics['numUndecidedAnchorRows']} seen at C1 still undecided")
+        seen = len(reported)
+    reported = [v for v in reported if v != "FLUSH"]
 
     batch = {name: spark.createDataFrame([row for rnd in rounds for row in rnd[i]], SCHEMA)
              for i, name in enumerate(["C1", "C2", "C3"])}

@@ -48,7 +48,8 @@ def test_python_udf_in_the_condition(abc):
 def test_the_message_carries_every_argument(spark, abc):
     a, b, _ = abc
     dfs, arguments = _api._arguments({"X": a, "Y": b}, ["k", F.col("X.v") < F.col("Y.v")], {"X": "ts", "Y": "ts"},
-                                     None, ["WINDOW(X,Y) = 5"], "mw", "gca", False, {"X": "ttree"}, "auto")
+                                     None, ["WINDOW(X,Y) = 5"], "mw", "gca", False, {"X": "ttree"}, "auto",
+                                     "left_semi")
     message = _connect.WJoinPlan([df._plan for df in dfs], arguments).message(spark.client)
     assert len(message.inputs) == 2 and message.HasField("condition")
     assert list(message.names.values) == ["X", "Y"] and list(message.on) == ["k"]
@@ -56,7 +57,7 @@ def test_the_message_carries_every_argument(spark, abc):
     assert not message.HasField("window") and list(message.windows.values) == ["WINDOW(X,Y) = 5"]
     assert (message.algorithm, message.window_strategy, message.access_paths, message.expiration_interval) == \
         ("mw", "gca", "X:ttree", "auto")
-    assert message.client_version == wjoin.__version__ and not message.HasField("how")
+    assert message.client_version == wjoin.__version__ and message.how == "left_semi"
 
 
 def test_a_client_of_another_version_is_refused_by_the_server(abc, monkeypatch):
