@@ -36,18 +36,6 @@ class AnchoredStreamingSuite extends AnyFunSuite with SharedSparkSession {
     h
   }
 
-  private def randomEvents(n: Int, perInput: Int, seed: Long): Seq[Seq[Ev]] = {
-    val rnd = new scala.util.Random(seed)
-    var id = 0
-    (0 until n).map(_ => Seq.fill(perInput) { id += 1; Ev(rnd.nextInt(3), rnd.nextInt(60).toLong, id) })
-  }
-
-  private def splits(events: Seq[Seq[Ev]], batches: Int, seed: Long): Seq[Seq[Seq[Ev]]] = {
-    val rnd = new scala.util.Random(seed)
-    val slot = 60 / batches + 1
-    val tagged = events.map(_.map(e => (math.min(batches - 1, e.t.toInt / slot + (if (rnd.nextInt(4) == 0) 1 else 0)), e)))
-    (0 until batches).map(b => tagged.map(_.filter(_._1 == b).map(_._2)))
-  }
 
   private def undecided(h: StreamingHarness): Long =
     h.query.lastProgress.stateOperators.head.customMetrics.get("numUndecidedAnchorRows")
@@ -63,8 +51,8 @@ class AnchoredStreamingSuite extends AnyFunSuite with SharedSparkSession {
       val build = wjoin(windowsOf(n), algorithm, how, keyed) _
       val h = harness(n, 40, how, build)
       try {
-        val events = randomEvents(n, if (n == 4) 16 else 12, 7 * n + how.length)
-        splits(events, 4, n).foreach(batch => h.step(batch: _*))
+        val events = Ev.random(n, if (n == 4) 16 else 12, 7 * n + how.length)
+        Ev.splits(events, 4, n).foreach(batch => h.step(batch: _*))
         h.flush()
         val expected = h.batchAnswer(events)
         assert(expected.nonEmpty)
@@ -80,8 +68,8 @@ class AnchoredStreamingSuite extends AnyFunSuite with SharedSparkSession {
     withConf("spark.sql.streaming.stateStore.providerClass" ->
         "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider") {
       for (how <- Seq("left", "left_anti"); algorithm <- Seq("hw", "mw")) {
-        val events = randomEvents(3, 14, 11)
-        val batches = splits(events, 5, 3)
+        val events = Ev.random(3, 14, 11)
+        val batches = Ev.splits(events, 5, 3)
         val h = harness(3, 40, how, wjoin(windowsOf(3), algorithm, how))
         batches.take(2).foreach(b => h.step(b: _*))
         h.stop()
@@ -96,8 +84,8 @@ class AnchoredStreamingSuite extends AnyFunSuite with SharedSparkSession {
 
   test("exactly once: a failing sink and restarts give each anchor row once, matched or not") {
     for (how <- Seq("left", "left_semi", "left_anti"); algorithm <- Seq("hw", "mw")) {
-      val events = randomEvents(3, 15, 3)
-      val batches = splits(events, 6, 8)
+      val events = Ev.random(3, 15, 3)
+      val batches = Ev.splits(events, 6, 8)
       val h = harness(3, 40, how, wjoin(windowsOf(3), algorithm, how))
       batches.take(2).foreach(b => h.step(b: _*))
       h.stop()
@@ -140,9 +128,9 @@ class AnchoredStreamingSuite extends AnyFunSuite with SharedSparkSession {
     // (ours: at it, the bound being inclusive), and takes rows at time 0 as late before any
     // watermark: times avoid both (A at 0 mod 3, B at 1 mod 3, bounds and delay at 2 / 0 mod 3).
     for ((how, sparkHow) <- Seq("left" -> "left_outer", "left_semi" -> "left_semi"); lo <- Seq(-4, 2)) {
-      val raw = randomEvents(2, 20, 5 + lo)
+      val raw = Ev.random(2, 20, 5 + lo)
       val events = Seq(raw(0).map(e => e.copy(t = 3 * (e.t / 3) + 3)), raw(1).map(e => e.copy(t = 3 * (e.t / 3) + 1)))
-      val batches = splits(events, 6, 2)
+      val batches = Ev.splits(events, 6, 2)
       val ours = harness(2, 9, how, wjoin(s"DWINDOW(A,B) = [$lo seconds, 8 seconds]", "hw", how))
       val spark = harness(2, 9, how, inputs => {
         val Seq((_, a), (_, b)) = inputs

@@ -59,29 +59,14 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
     } finally h.stop()
   }
 
-  /** Random events of n inputs, split into micro-batches whose rows are up to `disorder` s out of order. */
-  private def randomEvents(n: Int, perInput: Int, seed: Long): Seq[Seq[Ev]] = {
-    val rnd = new scala.util.Random(seed)
-    var id = 0
-    (0 until n).map(_ => Seq.fill(perInput) { id += 1; Ev(rnd.nextInt(3), rnd.nextInt(60).toLong, id) })
-  }
-
-  private def splits(events: Seq[Seq[Ev]], batches: Int, seed: Long): Seq[Seq[Seq[Ev]]] = {
-    val rnd = new scala.util.Random(seed)
-    // Batch b holds the rows of time slot b, plus a few of the next slot (out of order).
-    val slot = 60 / batches + 1
-    val tagged = events.map(_.map(e => (math.min(batches - 1, e.t.toInt / slot + (if (rnd.nextInt(4) == 0) 1 else 0)), e)))
-    (0 until batches).map(b => tagged.map(_.filter(_._1 == b).map(_._2)))
-  }
-
   private def differential(n: Int, window: String, algorithm: String, keyed: Boolean, provider: String,
       seed: Long): Unit = withConf("spark.sql.streaming.stateStore.providerClass" -> provider) {
     val build = wjoin(window, algorithm, keyed) _
     // The delay covers the disorder, so no row is late: the answer is the batch W-join of all rows.
     val h = harness(n, 40, build)
     try {
-      val events = randomEvents(n, 12, seed)
-      splits(events, 4, seed).foreach(batch => h.step(batch: _*))
+      val events = Ev.random(n, 12, seed)
+      Ev.splits(events, 4, seed).foreach(batch => h.step(batch: _*))
       h.flush()
       val expected = h.batchAnswer(events)
       assert(expected.nonEmpty)
@@ -108,8 +93,8 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
       .on("s", "k2").time("ts").windows("WINDOW = 4 seconds").toDF
     val h = harness(3, 40, build)
     try {
-      val events = randomEvents(3, 10, 5)
-      splits(events, 3, 2).foreach(batch => h.step(batch: _*))
+      val events = Ev.random(3, 10, 5)
+      Ev.splits(events, 3, 2).foreach(batch => h.step(batch: _*))
       h.flush()
       assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
       assert(h.results.nonEmpty)
@@ -120,8 +105,8 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
     for (algorithm <- Seq("nlw", "mw")) {
       val h = harness(3, 40, wjoin("WINDOW = 3 seconds", algorithm, keyed = false))
       try {
-        val events = randomEvents(3, 10, 99)
-        splits(events, 3, 5).foreach(batch => h.step(batch: _*))
+        val events = Ev.random(3, 10, 99)
+        Ev.splits(events, 3, 5).foreach(batch => h.step(batch: _*))
         h.flush()
         assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
         assert(h.query.lastProgress.stateOperators.head.numShufflePartitions == 1)
@@ -161,8 +146,8 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
 
   test("restart from the checkpoint with other shuffle partitions, and a failing sink: exactly the same output") {
     for (algorithm <- Seq("hw", "mw")) {
-      val events = randomEvents(3, 15, 3)
-      val batches = splits(events, 6, 8)
+      val events = Ev.random(3, 15, 3)
+      val batches = Ev.splits(events, 6, 8)
       val h = withConf("spark.sql.shuffle.partitions" -> "3")(harness(3, 40, wjoin("WINDOW = 5 seconds", algorithm)))
       batches.take(2).foreach(b => h.step(b: _*))
       h.stop()

@@ -15,6 +15,24 @@ import wjoin.WJoin
 /** An event of a test stream: key, event time in seconds, id unique within the test. */
 final case class Ev(k: Int, t: Long, id: Int)
 
+object Ev {
+  /** n inputs of `perInput` events each: keys 0..2, times 0..59 s, ids unique. */
+  def random(n: Int, perInput: Int, seed: Long): Seq[Seq[Ev]] = {
+    val rnd = new scala.util.Random(seed)
+    var id = 0
+    (0 until n).map(_ => Seq.fill(perInput) { id += 1; Ev(rnd.nextInt(3), rnd.nextInt(60).toLong, id) })
+  }
+
+  /** The events split into micro-batches: batch b holds the rows of time slot b, plus a few of
+   * the next slot (out of order). */
+  def splits(events: Seq[Seq[Ev]], batches: Int, seed: Long): Seq[Seq[Seq[Ev]]] = {
+    val rnd = new scala.util.Random(seed)
+    val slot = 60 / batches + 1
+    val tagged = events.map(_.map(e => (math.min(batches - 1, e.t.toInt / slot + (if (rnd.nextInt(4) == 0) 1 else 0)), e)))
+    (0 until batches).map(b => tagged.map(_.filter(_._1 == b).map(_._2)))
+  }
+}
+
 /**
  * Scripted streaming tests in the style of Spark's StreamingJoinSuite, without Spark's test
  * jars: N memory streams with a watermark, the W-join over them, a foreachBatch sink that
