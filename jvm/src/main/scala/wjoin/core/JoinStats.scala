@@ -14,6 +14,16 @@ final class JoinStats(n: Int) {
   var evicted: Long = 0
   var buffered: Long = 0
   var peakBuffered: Long = 0
+
+  /**
+   * Zeroes the counters of one run (not `buffered`, the windows' size): a streaming engine
+   * kept across micro-batches reports each batch's counts.
+   */
+  def resetCounters(): Unit = {
+    java.util.Arrays.fill(rowsIn, 0L)
+    results = 0; comparisons = 0; predicateEvals = 0; refineRejections = 0; excluded = 0; evicted = 0
+    peakBuffered = buffered
+  }
 }
 
 /**

@@ -4,52 +4,72 @@ package wjoin.core
 final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
 
 /**
- * One micro-batch of a streaming W-join in one partition, Spark-free: the rows kept in the
- * state from earlier batches plus the batch's new rows go through a fresh [[WJoinEngine]],
- * which yields the combinations this batch completes and reports (through
- * [[WJoinEngine.onEvict]]) the rows that leave the state.
+ * The micro-batches of a streaming W-join in one partition, Spark-free: one [[WJoinEngine]]
+ * kept across batches. Each batch offers its new rows to the engine, which yields the
+ * combinations the batch completes and reports (through [[WJoinEngine.onEvict]]) the rows
+ * that leave the state. The engine starts from the rows of the state store once
+ * ([[restore]]: a new query run, a restart, a moved task, a version mismatch); after that the
+ * windows already hold them.
  *
  * {{{
- *   state (earlier batches, any order) ─┐            ┌─> combinations completed now
- *                                       ├─ engine ───┤
- *   new rows (time order, none late) ───┘            └─> evicted rows (leave the state)
+ *   restore(state rows) ─ once ─┐               ┌─> combinations completed by the batch
+ *                               ├─ engine ──────┤
+ *   results(W, new rows) ───────┘  (kept)       └─> evicted rows (leave the state)
+ *      time order, none late
  * }}}
  *
- * W = `watermark`, the eviction watermark of this batch in time units (Long.MinValue while
- * there is none). Every future row has time > W (Spark drops rows with time <= W as late
- * in the next batch), which is what makes eviction and forward evaluation exact:
- *  - eager (NLW-join, HW-join; backward evaluation): the state is preloaded, every new row
- *    probes it and the new rows before it and emits every combination it completes. A state
- *    row of input j leaves once ts + horizon(j) <= W.
- *  - ordered (MW-join; forward evaluation): rows with time <= W, from the state and the batch
+ * W = the batch's eviction watermark in time units (Long.MinValue while there is none). Every
+ * future row has time > W (Spark drops rows with time <= W as late in the next batch), which
+ * is what makes eviction and forward evaluation exact:
+ *  - eager (NLW-join, HW-join; backward evaluation): the windows hold the state, every new
+ *    row probes it and the new rows before it and emits every combination it completes. A row
+ *    of input j leaves once ts + horizon(j) <= W.
+ *  - ordered (MW-join; forward evaluation): rows with time <= W, waiting ones and the batch's
  *    merged in time order, are admitted to the Mode 1 / Mode 2 sweep; r_o at t is swept once
- *    t + horizon(o) <= W and then leaves. Rows newer than W stay in the state untouched.
+ *    t + horizon(o) <= W and then leaves. Rows newer than W wait (here and in the state) for
+ *    a later batch; a batch's new rows are all newer than the last W, so the merge order of
+ *    the admitted rows never goes back.
  * Either way the union over all batches is the batch W-join of the non-late rows, each
- * combination once; the ordered mode only emits it later (after the watermark passes).
+ * combination once; the ordered mode only emits it later (after the watermark passes). A
+ * rebuilt engine (restore, then the batch) emits exactly what the kept one would.
  *
  * @param plan      the engine plan (the algorithm decides the mode)
  * @param filter    the non-window predicate
- * @param watermark W: all rows with time <= W have arrived
  * @param ranges    range attributes of rows, for indexed inputs
  */
-final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Long,
-    ranges: RangeValues = RangeValues.None) {
-  val engine: WJoinEngine = WJoinEngine.streaming(plan, filter, watermark, ranges)
+final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None) {
+  val engine: WJoinEngine = WJoinEngine.streaming(plan, filter, Long.MinValue, ranges)
+  /** Ordered mode: rows newer than the last W, in [[MicroBatchWJoin.ArrivalOrder]]. */
+  private var waiting: IndexedSeq[EngineRow] = Vector.empty
+  private var started = false
 
   /**
-   * The combinations completed by this batch, as the engine's tuple array (valid until the
-   * next call to hasNext). `state` is every row the state holds (ordered mode: not yet swept);
-   * `arrivals` are the batch's rows in [[MicroBatchWJoin.ArrivalOrder]], late rows already
-   * dropped; all of them are read by the time hasNext returns false.
+   * Before the first batch: every row the state holds (ordered mode: not yet swept), in any
+   * order. Eager mode loads them into the windows without probing (they were joined before).
    */
-  def results(state: Seq[EngineRow], arrivals: Iterator[EngineRow]): Iterator[Array[AnyRef]] = {
-    val sortedState = state.sorted(MicroBatchWJoin.ArrivalOrder)
+  def restore(state: Seq[EngineRow]): Unit = {
+    require(!started, "the state is restored before the first micro-batch")
+    val sorted = state.sorted(MicroBatchWJoin.ArrivalOrder)
+    if (plan.forward) waiting = sorted.toVector
+    else sorted.foreach(r => engine.preload(r.input, r.time, r.key, r.row))
+  }
+
+  /** Ordered mode: the rows waiting for a later batch (newer than the last W). */
+  def waitingRows: Int = waiting.size
+
+  /**
+   * The combinations completed by a batch with eviction watermark `watermark`, as the
+   * engine's tuple array (valid until the next call to hasNext). `arrivals` are the batch's
+   * rows in [[MicroBatchWJoin.ArrivalOrder]], late rows already dropped; all of them are read
+   * by the time hasNext returns false, and only then may the next batch start.
+   */
+  def results(watermark: Long, arrivals: Iterator[EngineRow]): Iterator[Array[AnyRef]] = {
+    started = true
+    engine.startMicroBatch(watermark)
+    val stillWaiting = Vector.newBuilder[EngineRow]
     val feed: Iterator[EngineRow] =
-      if (plan.forward) merge(sortedState.iterator, arrivals) // rows newer than W are read, not offered
-      else {
-        sortedState.foreach(r => engine.preload(r.input, r.time, r.key, r.row))
-        arrivals
-      }
+      if (plan.forward) merge(waiting.iterator, arrivals) // rows newer than W are read, not offered
+      else arrivals
     new Iterator[Array[AnyRef]] {
       private var ready = false
       private var finished = false
@@ -58,12 +78,15 @@ final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Lo
           if (engine.next()) ready = true
           else if (feed.hasNext) {
             val r = feed.next()
-            if (!plan.forward || r.time <= watermark) {
-              if (plan.hashed && r.key == null) engine.countOnly(r.input, r.time) // kept for a ROWS window only
-              else engine.offer(r.input, r.time, r.key, r.row)
-            }
+            if (plan.forward && r.time > watermark) stillWaiting += r
+            else if (plan.hashed && r.key == null) engine.countOnly(r.input, r.time) // kept for a ROWS window only
+            else engine.offer(r.input, r.time, r.key, r.row)
           }
-          else if (!finished) { engine.finish(); finished = true }
+          else if (!finished) {
+            engine.finish()
+            finished = true
+            if (plan.forward) waiting = stillWaiting.result()
+          }
           else return false
         }
         true
@@ -76,7 +99,7 @@ final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, watermark: Lo
     }
   }
 
-  /** Merges two iterators in [[MicroBatchWJoin.ArrivalOrder]] (full ties: state first). */
+  /** Merges two iterators in [[MicroBatchWJoin.ArrivalOrder]] (full ties: waiting rows first). */
   private def merge(a: Iterator[EngineRow], b: Iterator[EngineRow]): Iterator[EngineRow] =
     new Iterator[EngineRow] {
       private val left = a.buffered

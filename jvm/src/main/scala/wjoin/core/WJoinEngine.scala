@@ -43,7 +43,7 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
   protected final val n = plan.n
   protected final val horizon = plan.horizon
   /** Every row with time <= completeBound has been offered once finish() is called. */
-  protected final val completeBound = mode.completeBound
+  protected final var completeBound = mode.completeBound
   final val stats = new JoinStats(n)
   /** Count-based windows, or null when no input has a ROWS window. */
   protected final val counts: CountWindows = if (plan.counting) new CountWindows(plan.rowLimit) else null
@@ -81,6 +81,27 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
   /** Streaming, eager: a row of the state, already joined in earlier batches (see [[BackwardEvaluation]]). */
   def preload(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit =
     throw new IllegalArgumentException("only the eager streaming engine preloads its state")
+
+  /**
+   * Streaming: the next micro-batch, with eviction watermark `watermark` (W). The windows keep
+   * what the last batch left in them; the batch's rows may be older than that batch's newest
+   * ones (never older than its W: Spark drops them as late), so time order restarts here.
+   */
+  final def startMicroBatch(watermark: Long): Unit = {
+    require(completeBound != Long.MaxValue, "only a streaming engine runs micro-batches")
+    require(!probe.active, "a micro-batch starts once the last one is drained")
+    require(watermark >= completeBound, s"the watermark went back from $completeBound to $watermark")
+    completeBound = watermark
+    now = Long.MinValue
+    complete = Long.MinValue
+    stats.resetCounters()
+  }
+
+  /**
+   * Distinct keys among the rows of input j's window: exact for hash buckets, else estimated
+   * from at most `sample` keys spread over the window; -1 for an unhashed plan.
+   */
+  final def distinctKeys(j: Int, sample: Int = 1024): Long = windows(j).distinctKeys(sample)
 
   /** End of input (batch) or of the micro-batch's rows (streaming). */
   def finish(): Unit

@@ -1,21 +1,24 @@
 package wjoin.exec
 
+import java.util.UUID
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
-import org.apache.spark.sql.execution.streaming.state.StateStore
+import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreProviderId}
 
-import wjoin.core.{AnchorDecisions, EngineRow, JoinHow, MicroBatchWJoin}
+import wjoin.core.{AnchorDecisions, EngineRow, JoinHow}
 
 /**
- * Runs one micro-batch of one partition of a streaming W-join against its state store
- * ([[WindowJoinStateStore]]): the state's rows and the batch's arrivals (merged by the
- * [[InputMerger]], late rows dropped) go through a [[MicroBatchWJoin]], and every arrival is
- * added to the state as it is read.
+ * Runs one micro-batch of one partition of a streaming W-join against its state store: the
+ * partition's engine, kept in executor memory from the last batch ([[StreamingEngineCache]])
+ * or rebuilt from the store, gets the batch's arrivals (merged by the [[InputMerger]], late
+ * rows dropped); every arrival is added to the state as it is read, and only the changes are
+ * written to the store.
  *
  * {{{
- *   state store ──WindowJoinStateStore.load──> state rows ─┐
- *   inputs ──InputMerger (time > WL)──> arrivals ──add─────┼─> MicroBatchWJoin(W) ──codec──> rows
- *                                                           └─ evicted rows ──> state (save)
+ *   cache (store version v, same plan) ──or── state store ──load──> StreamingPartition
+ *   inputs ──InputMerger (time > WL)──> arrivals ──add to state──> engine(W) ──codec──> rows
+ *   after the store's commit (version v'): the partition back into the cache
  * }}}
  *
  * @param codec     rows of the inputs (stores time and key columns too, to rebuild from the state)
@@ -28,58 +31,63 @@ import wjoin.core.{AnchorDecisions, EngineRow, JoinHow, MicroBatchWJoin}
  *                  ts + horizon(0) <= W (left_semi: at its first combination); its matched mark
  *                  is kept in the state ([[WindowJoinStateStore]]), and anchors with a NULL time
  *                  or key are decided (unmatched) in the batch they arrive in
+ * @param planFingerprint what the engine was built from (algorithm, access paths, probe
+ *                  orders, residual, stored columns); a kept engine is reused only for the same
+ * @param keptRows  most buffered rows this executor keeps in engines between batches; 0: none
+ *                  (every batch rebuilds from the store)
  * @see [[wjoin.core.MicroBatchWJoin]] for what a batch emits and evicts
  */
 final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, lateBound: Long,
-    watermark: Long, how: JoinHow = JoinHow.Inner) extends Serializable {
-  private def plan = codec.plan
+    watermark: Long, how: JoinHow = JoinHow.Inner, planFingerprint: String = "", keptRows: Long = 0L)
+    extends Serializable {
 
-  /** The engine of one micro-batch: the one place a streaming engine is built. */
-  private def newBatch(partitionIndex: Int, combined: CombinedRow): MicroBatchWJoin =
-    new MicroBatchWJoin(plan, codec.tupleFilter(partitionIndex, combined), watermark, codec.rangeValues())
+  /** One partition's micro-batch: its output rows, then (once they are consumed and the store committed) [[committed]]. */
+  final class Run(val rows: Iterator[InternalRow], partition: StreamingPartition, cacheId: StateStoreProviderId) {
+    /** Rows the state holds after the batch (valid once the rows are consumed). */
+    def liveRows: Long = partition.bufferedRows
+    /** The store committed `version`: the engine now reflects it and may serve the next batch. */
+    def committed(version: Long): Unit =
+      if (keptRows > 0) StreamingEngineCache.keep(cacheId, version, planFingerprint, partition, keptRows)
+  }
 
   /**
-   * Joins the batch's `inputs` with the state in `store`; the store is updated (not committed)
-   * once the returned rows are consumed. `batchId` names this batch's chunks. Also returns the
-   * number of rows the state holds after the batch (valid once the rows are consumed).
+   * Joins the batch's `inputs` with the state in `store` (of query run `runId`); the store is
+   * updated (not committed) once the returned rows are consumed. `batchId` names this batch's
+   * chunks.
    */
-  def evalBatch(partitionIndex: Int, batchId: Long, inputs: Seq[Iterator[InternalRow]],
-      store: StateStore): (Iterator[InternalRow], () => Long) = {
-    val state = new WindowJoinStateStore(store, batchId, codec, watermark, anchored = how.anchored)
-    val combined = codec.combinedRow()
-    val batch = newBatch(partitionIndex, combined)
-    val emit = codec.outputWriter(combined)
-    val decisions = if (how.anchored) JoinHow.decisions(how) else null
-    if (decisions == null) batch.engine.onEvict = (i, t, _) => state.evicted(i, t)
-    else {
-      batch.engine.onEvict = (i, t, r) => { state.evicted(i, t); if (i == 0) decisions.evicted(r) }
-      decisions.onFirstMatch = state.matched
-    }
-    val merger = new InputMerger(inputs.toArray, codec, lateBound = Some(lateBound),
+  def evalBatch(partitionIndex: Int, batchId: Long, inputs: Seq[Iterator[InternalRow]], store: StateStore,
+      runId: UUID): Run = {
+    val cacheId = StateStoreProviderId(store.id, runId)
+    val kept = if (keptRows > 0) StreamingEngineCache.checkOut(cacheId, store.version, planFingerprint) else None
+    val p = kept.getOrElse(new StreamingPartition(codec, partitionIndex, how))
+    val state = p.state
+    state.begin(store, batchId, watermark)
+    if (kept.isEmpty) p.restore()
+    val decisions = p.decisions
+    val merger = new InputMerger(inputs.toArray, p.codec, lateBound = Some(lateBound),
       onUnjoinableAnchor = if (decisions == null) null else decisions.unjoinable)
     // Every arrival (count-only rows too: they keep their place in a ROWS window) joins the state.
     val arrivals = merger.map { (r: EngineRow) =>
       state.add(r.input, r.time, r.row.asInstanceOf[UnsafeRow], r.key)
       r
     }
-    val loaded = state.load()
-    if (decisions != null) state.restoredMatched.foreach(decisions.restoreMatched)
-    val results = batch.results(loaded, arrivals)
+    if (decisions != null) decisions.decidedOut = 0
+    val results = p.join.results(watermark, arrivals)
     var published = false
     def publish(outputRows: Option[Long]): Unit = if (!published) {
       published = true
       state.save()
-      metrics.publish(batch.engine.stats, merger, outputRows = outputRows)
-      metrics.publishState(state, plan.hashed)
+      metrics.publish(p.join.engine.stats, merger, outputRows = outputRows)
+      metrics.publishState(state, p.join.engine, p.codec.plan.hashed)
       if (decisions != null) metrics.numUndecidedAnchorRows.foreach(_ += state.live(0) - decisions.matchedInWindows)
     }
     val rows =
-      if (decisions != null) anchoredRows(results, decisions, emit, codec.anchorWriter(how), publish)
+      if (decisions != null) anchoredRows(results, decisions, p.emit, p.codec.anchorWriter(how), publish)
       else new Iterator[InternalRow] {
         def hasNext: Boolean = results.hasNext || { publish(None); false }
-        def next(): InternalRow = emit(results.next())
+        def next(): InternalRow = p.emit(results.next())
       }
-    (rows, () => state.live.sum)
+    new Run(rows, p, cacheId)
   }
 
   /** The combinations the how keeps and the decided anchor rows, in the order they come. */

@@ -10,7 +10,7 @@ import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.operators.stateful._
 import org.apache.spark.sql.execution.streaming.state._
-import org.apache.spark.sql.wjoin.SparkBridge
+import org.apache.spark.sql.wjoin.{SparkBridge, WJoinConf}
 
 import wjoin.core.{JoinHow, WindowMatrix}
 import wjoin.plan.{WindowJoin, WindowJoinPlanner}
@@ -37,7 +37,10 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  *    upper(i, j): every future row has ts > W and so is out of its reach (ordered mode keeps
  *    rows until they are swept, which happens by the same bound).
  * Every combination of non-late rows is emitted exactly once over the life of the query; a
- * restarted batch reloads the state version it started from and emits the same rows.
+ * restarted batch reloads the state version it started from and emits the same rows. Each
+ * partition's engine stays in executor memory from one batch to the next
+ * ([[StreamingEngineCache]], bounded by `spark.wjoin.streaming.keptEngineRows`); the store is
+ * the durable copy it is rebuilt from whenever it was not kept for exactly the version loaded.
  *
  * Output watermark: output rows carry the event time of the first input (the only output
  * column that keeps the watermark metadata). Eager mode emits a combination in the batch of
@@ -123,34 +126,48 @@ case class StreamingWindowJoinExec(
       s", watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
       stateInfo.map(s => s"operator=${s.operatorId}, partitions=${s.numPartitions}").getOrElse("no state (not running)")
 
+  /**
+   * What an engine kept between micro-batches was built from: a kept engine serves a batch
+   * only if this is the same (the planner may choose other access paths or probe orders from
+   * one batch to the next, and stored columns follow the residual).
+   */
+  private def planFingerprint(codec: RowCodec): String = Seq[Any](how, algorithm, enginePlan.describe(inputNames),
+    enginePlan.describePaths(inputNames), enginePlan.describeStrategy(inputNames, _.toString),
+    enginePlan.expirationInterval, enginePlan.nodeSize, enginePlan.bindings, enginePlan.horizon.toSeq,
+    residual.map(_.sql), codec.storedAttributes.map(_.map(a => s"${a.name}#${a.exprId.id}:${a.dataType}")),
+    output.map(a => s"${a.name}#${a.exprId.id}")).mkString("|")
+
   override protected def doExecute(): RDD[InternalRow] = {
-    // Time and key columns are stored too: the engine is rebuilt from the state every batch.
+    // Time and key columns are stored too: an engine can be rebuilt from the state.
     val codec = rowCodec(storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references))
     val evaluator = new StreamingWindowJoinEvaluator(codec, joinMetrics, micros(lateWatermarkMs),
-      micros(evictionWatermarkMs), how)
+      micros(evictionWatermarkMs), how, planFingerprint(codec), WJoinConf.keptEngineRows(conf))
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
       children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
     val commitTime = longMetric("commitTimeMs")
     val updateTime = longMetric("allUpdatesTimeMs")
+    val runId = getStateInfo.queryRunId
     zipped.mapPartitionsWithStateStore(getStateInfo, stateKeySchema, stateValueSchema,
       NoPrefixKeyStateEncoderSpec(stateKeySchema), session.sessionState,
       Some(SparkBridge.stateStoreCoordinator(session))) { (store, partition) =>
       val started = System.nanoTime()
       val inputs = if (partition.hasNext) partition.next() else children.map(_ => Iterator.empty)
-      val (rows, liveRows) = evaluator.evalBatch(store.id.partitionId, getStateInfo.storeVersion, inputs, store)
+      val run = evaluator.evalBatch(store.id.partitionId, getStateInfo.storeVersion, inputs, store, runId)
       var committed = false
       // The store is committed once the output is consumed: the sink drains every partition.
-      rows ++ new Iterator[InternalRow] {
+      run.rows ++ new Iterator[InternalRow] {
         def hasNext: Boolean = {
           if (!committed) {
             committed = true
             updateTime += NANOSECONDS.toMillis(System.nanoTime() - started)
-            commitTime += timeTakenMs { store.commit() }
+            var version = 0L
+            commitTime += timeTakenMs { version = store.commit() }
+            run.committed(version)
             setStoreMetrics(store)
             // The store counts chunks; numRowsTotal reports the buffered rows. (This task's
             // copy of the metric holds only its own store's count, and SQL metrics ignore
             // negative increments, so it is set, not corrected.)
-            longMetric("numTotalStateRows").set(liveRows())
+            longMetric("numTotalStateRows").set(run.liveRows)
             setOperatorMetrics()
           }
           false

@@ -5,7 +5,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric,
   StatefulOperatorCustomSumMetric}
 
-import wjoin.core.JoinStats
+import wjoin.core.{JoinStats, WJoinEngine}
 import wjoin.plan.StreamingStatistics
 
 /**
@@ -59,6 +59,8 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numStateRowsOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(stateRows(i)))
   /** Streaming left / left_semi / left_anti: first-input rows in the state not decided yet. */
   val numUndecidedAnchorRows: Option[SQLMetric] = opt(UndecidedAnchorRows)
+  /** Streaming: rows read back from the state store to rebuild an engine (0 while engines are kept). */
+  val numRestoredStateRows: Option[SQLMetric] = opt(RestoredStateRows)
   /** Per input, numStateKeys<i> (streaming, hashed plans). */
   val numStateKeysOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(StreamingStatistics.stateKeysMetric(i)))
 
@@ -93,12 +95,16 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
     joinTime.foreach(_ += nanos)
   }
 
-  /** The streaming state's counters (see [[WindowJoinStateStore]]). */
-  def publishState(state: WindowJoinStateStore, hashed: Boolean): Unit = {
+  /**
+   * The streaming state's counters (see [[WindowJoinStateStore]]); the distinct keys come from
+   * the engine's windows after the batch (hash buckets: exact, no per-row cost).
+   */
+  def publishState(state: WindowJoinStateStore, engine: WJoinEngine, hashed: Boolean): Unit = {
     numUpdatedStateRows.foreach(_ += state.added)
     numRemovedStateRows.foreach(_ += state.removed)
+    numRestoredStateRows.foreach(_ += state.restored)
     for (i <- numStateRowsOf.indices) numStateRowsOf(i) += state.live(i)
-    if (hashed) for (i <- numStateKeysOf.indices) numStateKeysOf(i) += state.keysSeen(i).size
+    if (hashed) for (i <- numStateKeysOf.indices) numStateKeysOf(i) += math.max(0L, engine.distinctKeys(i))
   }
 }
 
@@ -124,6 +130,8 @@ object WindowJoinMetrics {
     Declared("numExcludedCombinations", "bidirectional: combinations left to the other direction")
   val UndecidedAnchorRows = Declared("numUndecidedAnchorRows",
     "first-input rows in the state not decided yet (left, left_semi, left_anti)")
+  val RestoredStateRows = Declared("numRestoredStateRows",
+    "state rows read back from the state store to rebuild an engine (0 while engines are kept in memory)")
   def stateRows(i: Int): String = s"numStateRows$i"
 
   /** The counters both modes have, besides numOutputRows (Spark's own in streaming). */
@@ -145,8 +153,8 @@ object WindowJoinMetrics {
    */
   def streamingCustomMetrics(names: Seq[String], hashed: Boolean,
       anchored: Boolean = false): Seq[StatefulOperatorCustomMetric] =
-    (common ++ (if (anchored) Seq(UndecidedAnchorRows) else Nil) ++ names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")) ++ inputRows(names) ++
+    (common ++ Seq(RestoredStateRows) ++ (if (anchored) Seq(UndecidedAnchorRows) else Nil) ++ names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")) ++ inputRows(names) ++
       (if (hashed) names.indices.map(i => Declared(StreamingStatistics.stateKeysMetric(i),
-        s"distinct keys of ${names(i)} in the batch's window (state and arrivals)")) else Nil))
+        s"distinct keys of ${names(i)} in the state after the batch")) else Nil))
       .map(m => StatefulOperatorCustomSumMetric(m.key, m.description))
 }

@@ -39,18 +39,18 @@ import wjoin.core.{EngineRow, WindowMatrix}
  * to which anchors are decided: a row of input 0 with ts + horizon(0) <= that W was decided
  * (evicted) by an earlier batch and is not loaded again (ordered mode: the frontier says it).
  *
- * Every batch rebuilds the engine from the store ([[load]]: rows point into the chunks'
- * bytes, no copy). The store is the only state: a restarted batch reloads the version it
- * started from and computes the same output and the same chunks.
+ * The store is the durable truth; this object is its index, kept in executor memory with the
+ * engine across micro-batches ([[StreamingEngineCache]]): which chunks exist and until when
+ * they are needed, the sweep frontier, the anchors' bits. Each batch ([[begin]]) writes only
+ * its changes: its new chunks, the chunks that expired, the bits that changed. A new query
+ * run, a restart, a moved task or a version mismatch starts from a fresh object that reads
+ * every chunk back ([[load]]: rows point into the chunks' bytes, no copy), so a restarted
+ * batch reloads the version it started from and computes the same output and the same chunks.
  *
- * @param store     this partition's store (updated, not committed, by [[save]])
- * @param batchId   the micro-batch: the id of the chunks it writes
  * @param codec     the stored form of each input's rows (and their keys)
- * @param watermark W, this batch's eviction watermark, in the time column's unit
  * @param anchored  the W-join decides anchor rows (left, left_semi, left_anti)
  */
-final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCodec, watermark: Long,
-    anchored: Boolean = false) {
+final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
   private val n = codec.n
   private val plan = codec.plan
   private val keyOfStored: Array[InternalRow => AnyRef] =
@@ -60,8 +60,8 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
   private val keyFields = new GenericInternalRow(2)
   private val frontierKey = key(-1, 0L).copy()
   private val decidedKey = key(-1, 1L).copy()
-  /** Per chunk still stored: (input, chunk id, max time, rows). */
-  private val chunks = mutable.ArrayBuffer.empty[(Int, Long, Long, Long)]
+  /** The chunks the store holds: (input, chunk id, max time, rows). */
+  private var chunks = Vector.empty[(Int, Long, Long, Long)]
   private val packers = Array.fill(n)(new java.io.ByteArrayOutputStream(4096))
   private val packed = packers.map(new java.io.DataOutputStream(_))
   private val newMax = Array.fill(n)(Long.MinValue)
@@ -72,25 +72,42 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
   private var frontierInput = Int.MaxValue
   /** Per input, the rows the state holds now. */
   val live = new Array[Long](n)
-  /**
-   * Hashed plans: per input, the distinct keys among the rows this batch held (loaded and
-   * arrived), for the next batch's planning ([[wjoin.plan.StreamingStatistics]]). A planning
-   * metric: one hash-set insertion per row.
-   */
-  val keysSeen: Array[mutable.HashSet[AnyRef]] = Array.fill(n)(mutable.HashSet.empty[AnyRef])
-  /** Rows written by this batch. */
-  var added = 0L
-  /** Rows dropped by this batch (whole chunks, or new rows already out of reach). */
-  var removed = 0L
   /** Anchored, eager: rows of input 0 with ts + horizon(0) <= this were decided earlier. */
   private var decidedUpTo = Long.MinValue
   /** Anchored: per chunk of input 0, its matched rows; the chunks whose bits changed. */
   private val matchedBits = mutable.HashMap.empty[Long, java.util.BitSet]
   private val changedBits = mutable.HashSet.empty[Long]
-  /** Anchored: each anchor row of this batch (by identity) -> (chunk, place in the chunk). */
+  /** Anchored: each anchor row in the state (by identity) -> (chunk, place in the chunk). */
   private val placeOf = new java.util.IdentityHashMap[AnyRef, (Long, Int)]()
   /** Anchored: the loaded anchor rows matched in earlier batches (filled by [[load]]). */
   val restoredMatched: mutable.ArrayBuffer[AnyRef] = mutable.ArrayBuffer.empty
+
+  // The micro-batch being run (set by begin).
+  private var store: StateStore = _
+  private var batchId = -1L
+  private var watermark = Long.MinValue
+  /** Rows written by this batch. */
+  var added = 0L
+  /** Rows dropped by this batch (whole chunks, or new rows already out of reach). */
+  var removed = 0L
+  /** Rows read back from the store by this batch ([[load]]; 0 when the engine was kept). */
+  var restored = 0L
+
+  /** Starts micro-batch `batchId` on `store` (updated, not committed, by [[save]]) with eviction watermark W. */
+  def begin(store: StateStore, batchId: Long, watermark: Long): Unit = {
+    this.store = store
+    this.batchId = batchId
+    this.watermark = watermark
+    added = 0; removed = 0; restored = 0
+    java.util.Arrays.fill(newMax, Long.MinValue)
+    java.util.Arrays.fill(newRows, 0L)
+    packers.foreach(_.reset())
+    changedBits.clear()
+    restoredMatched.clear()
+  }
+
+  /** Rows the state holds now, all inputs. */
+  def liveRows: Long = live.sum
 
   private def decidedEarlier(t: Long): Boolean =
     anchored && !plan.forward && WindowMatrix.add(t, plan.horizon(0)) <= decidedUpTo
@@ -104,8 +121,9 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
   private def swept(t: Long, i: Int): Boolean =
     frontierTime != Long.MinValue && (t < frontierTime || (t == frontierTime && i <= frontierInput))
 
-  /** The rows of every stored chunk, minus (ordered mode) those already swept. */
+  /** The rows of every stored chunk, minus (ordered mode) those already swept: once, on a fresh object. */
   def load(): Seq[EngineRow] = {
+    require(chunks.isEmpty && live.sum == 0, "the state is loaded once, into a fresh index")
     val found = mutable.ArrayBuffer.empty[(Int, Long, Array[Byte], Long)]
     val it = store.iterator()
     while (it.hasNext) {
@@ -137,20 +155,19 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
             placeOf.put(row, (chunk, count.toInt))
             if (bits != null && bits.get(count.toInt)) restoredMatched += row
           }
-          if (plan.hashed && key != null) keysSeen(i) += key
           live(i) += 1
+          restored += 1
         }
         in.position(in.position() + size)
         count += 1
       }
-      chunks += ((i, chunk, maxTime, count))
+      chunks :+= ((i, chunk, maxTime, count))
     }
     rows.result()
   }
 
   /** A new row of input i: packed into this batch's chunk of i. */
   def add(i: Int, t: Long, row: UnsafeRow, key: AnyRef): Unit = {
-    if (plan.hashed && key != null) keysSeen(i) += key
     if (anchored && i == 0) placeOf.put(row, (batchId, newRows(0).toInt))
     val out = packed(i)
     out.writeLong(t)
@@ -169,9 +186,10 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
     changedBits += chunk
   }
 
-  /** The engine dropped a row (eager: out of reach; ordered: swept). */
-  def evicted(i: Int, t: Long): Unit = {
+  /** The engine dropped `row` of input i at t (eager: out of reach; ordered: swept). */
+  def evicted(i: Int, t: Long, row: AnyRef): Unit = {
     live(i) -= 1
+    if (anchored && i == 0) placeOf.remove(row)
     if (plan.forward && (frontierTime == Long.MinValue || t > frontierTime ||
         (t == frontierTime && i > frontierInput))) {
       frontierTime = t
@@ -185,20 +203,22 @@ final class WindowJoinStateStore(store: StateStore, batchId: Long, codec: RowCod
 
   /** Writes this batch's chunks, drops the chunks no row of which can join again. */
   def save(): Unit = {
+    val (gone, kept) = chunks.partition { case (i, _, maxTime, _) => done(i, maxTime) }
+    for ((i, chunk, _, count) <- gone) {
+      store.remove(key(i, chunk))
+      removed += count
+      if (anchored && i == 0 && matchedBits.remove(chunk).isDefined) { store.remove(key(-2, chunk)); changedBits -= chunk }
+    }
+    chunks = kept
     for (i <- 0 until n if newRows(i) > 0) {
       packed(i).flush()
       val value = valueProjection(new GenericInternalRow(Array[Any](newMax(i), packers(i).toByteArray)))
-      if (done(i, newMax(i))) removed += newRows(i)
-      else { store.put(key(i, batchId), value); chunks += ((i, batchId, newMax(i), newRows(i))) }
-    }
-    for ((i, chunk, maxTime, count) <- chunks if chunk != batchId && done(i, maxTime)) {
-      store.remove(key(i, chunk))
-      removed += count
-      if (anchored && i == 0 && matchedBits.contains(chunk)) { store.remove(key(-2, chunk)); changedBits -= chunk }
+      if (done(i, newMax(i))) { removed += newRows(i); if (anchored && i == 0) matchedBits.remove(batchId) }
+      else { store.put(key(i, batchId), value); chunks :+= ((i, batchId, newMax(i), newRows(i))) }
     }
     if (anchored) {
-      val kept = chunks.collect { case (0, chunk, _, _) => chunk }.toSet
-      for (chunk <- changedBits if kept(chunk))
+      val keptAnchors = chunks.collect { case (0, chunk, _, _) => chunk }.toSet
+      for (chunk <- changedBits if keptAnchors(chunk))
         store.put(key(-2, chunk).copy(), valueProjection(new GenericInternalRow(Array[Any](0L, matchedBits(chunk).toByteArray))))
       if (!plan.forward && watermark != Long.MinValue)
         store.put(decidedKey, valueProjection(new GenericInternalRow(Array[Any](watermark, Array.emptyByteArray))))

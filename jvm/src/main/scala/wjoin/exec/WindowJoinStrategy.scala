@@ -27,6 +27,16 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
    */
   val OperatorIdBase: Long = 1000000L
 
+  /**
+   * Per (query run, operator), the access paths and probe orders of its last planned
+   * micro-batch (the most recent runs only: a run's entry is useless once it stopped).
+   */
+  private val lastAccess = Collections.synchronizedMap(
+    new java.util.LinkedHashMap[(java.util.UUID, Long), WindowJoinPlanner.PlannedAccess](16, 0.75f, true) {
+      override def removeEldestEntry(e: java.util.Map.Entry[(java.util.UUID, Long), WindowJoinPlanner.PlannedAccess]) =
+        size > 256
+    })
+
   /** Per planning run, the W-join indices already given out (equal W-joins get distinct ids). */
   private val idsGiven = Collections.synchronizedMap(new java.util.WeakHashMap[AnyRef, mutable.Set[Int]]())
 
@@ -53,10 +63,14 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
           used += k
           k
         }
-        // Planned per micro-batch from what the recent ones showed (the engine is rebuilt
-        // from the state store every batch, so paths and orders may change freely).
-        val choice = WindowJoinPlanner.choose(w, samples(batch.recentProgress, index, w.inputNames.size))
-        val info = batch.stateInfo(OperatorIdBase + index, WindowJoinPlanner.statePartitions(w, choice, batch.numStateStores))
+        // Planned per micro-batch from what the recent ones showed, but kept stable: a new
+        // plan makes every partition rebuild its kept engine from the state store.
+        val operator = OperatorIdBase + index
+        val runKey = (batch.stateInfo(operator, batch.numStateStores).queryRunId, operator)
+        val choice = WindowJoinPlanner.chooseStreaming(w, samples(batch.recentProgress, index, w.inputNames.size),
+          Option(lastAccess.get(runKey)))
+        lastAccess.put(runKey, choice.access)
+        val info = batch.stateInfo(operator, WindowJoinPlanner.statePartitions(w, choice, batch.numStateStores))
         StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
     }
   }

@@ -4,16 +4,18 @@ import wjoin.core.cost.InputStats
 
 /**
  * Statistics of a streaming W-join's inputs from the query's recent micro-batches, for
- * planning the next one's access paths (Kang et al. Sec. 4.2). The streaming engine is rebuilt from the state store in every
- * micro-batch, so access paths and probe orders may change from one batch to the next without
- * moving any state; each batch is planned with what the batches before it showed.
+ * planning the next one's access paths (Kang et al. Sec. 4.2). The state store holds rows, not
+ * engine structures, so access paths and probe orders may change from one batch to the next
+ * without moving any state (an engine kept in memory for another plan is then rebuilt from
+ * the store); each batch is planned with what the batches before it showed.
  *
  * What one finished micro-batch tells ([[StreamingStatistics.Sample]], taken from its
  * `StreamingQueryProgress` by `WindowJoinStrategy`):
  *  - `numInputRows<i>` of the W-join's state operator (`windowJoin`): the rows input i brought;
- *  - `numStateKeys<i>`: the distinct keys among input i's rows the batch held (state plus
- *    arrivals, summed over partitions, which is exact because rows are hash-partitioned by the
- *    key); only with a hashed key;
+ *  - `numStateKeys<i>`: the distinct keys among input i's rows in the engine's windows after
+ *    the batch (summed over partitions, which is exact because rows are hash-partitioned by
+ *    the key; hash buckets count them exactly, other windows estimate from a sample); only
+ *    with a hashed key;
  *  - the batch's event-time min and max (the progress' `eventTime`, over every watermarked
  *    column of the query).
  *

@@ -5,7 +5,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, TimeBands}
-import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, PredicateGraph}
+import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, AccessRequest, PredicateGraph}
 
 /**
  * Every planning decision of a W-join, batch or streaming, made from the logical
@@ -141,6 +141,36 @@ object WindowJoinPlanner {
     JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
       PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,
         w.windows.integralTime, graph))
+  }
+
+  /**
+   * A re-planned micro-batch keeps the last batch's access paths unless the new ones promise
+   * at most this share of their unit-time cost under the same (new) statistics.
+   */
+  val ReplanGain = 0.8
+
+  /**
+   * A streaming W-join's micro-batch: [[choose]] from what the recent batches showed, but
+   * stable. Each partition's engine is kept in memory from one batch to the next and must be
+   * rebuilt from the state store when its plan changes, so a plan changes only for a clear
+   * gain: with the `previous` batch's access paths and probe orders,
+   *  - if the fresh choice has the same paths, the previous probe orders and expiration
+   *    interval are kept (near-equal rates would otherwise reorder probes on noise);
+   *  - if it has other paths, it is taken only when its cost is at most [[ReplanGain]] x the
+   *    cost of the previous paths under the new statistics; else the previous plan stays.
+   */
+  def chooseStreaming(w: WindowJoin, recent: Seq[StreamingStatistics.Sample],
+      previous: Option[PlannedAccess]): JoinChoice = {
+    val fresh = choose(w, recent)
+    previous match {
+      case None => fresh
+      case Some(prev) =>
+        val samePaths = fresh.access.paths == prev.paths
+        val kept = if (samePaths) fresh
+          else choose(w.copy(access = w.access.copy(request = AccessRequest(prev.paths.map(Some(_))))), recent)
+        if (!samePaths && fresh.access.decision.cost < ReplanGain * kept.access.decision.cost) fresh
+        else kept.copy(access = kept.access.copy(orders = prev.orders, tau = prev.tau))
+    }
   }
 
   /**

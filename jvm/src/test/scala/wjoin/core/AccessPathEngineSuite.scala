@@ -206,15 +206,21 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       var lateBound = Long.MinValue
       val delay = 5L
       val flush = rs.map(_.time).max + plan.horizon.max + 1
+      val evicted = scala.collection.mutable.ArrayBuffer.empty[TRow]
+      def engineRow(r: TRow) = EngineRow(r.input, r.time, if (keyed) Integer.valueOf(r.key) else null, r)
+      var step: MicroBatchWJoin = null
       for ((batch, b) <- (batches :+ Nil).zipWithIndex) {
         val w = if (b == batches.size) flush else if (maxSeen == Long.MinValue) Long.MinValue else maxSeen - delay
         val kept = batch.filter(_.time > lateBound)
         accepted ++= kept
-        val step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, keyed, extra), w, TRow.ranges)
-        val evicted = scala.collection.mutable.ArrayBuffer.empty[TRow]
-        step.engine.onEvict = (_, _, r) => evicted += r.asInstanceOf[TRow]
-        def engineRow(r: TRow) = EngineRow(r.input, r.time, if (keyed) Integer.valueOf(r.key) else null, r)
-        step.results(state.map(engineRow), kept.sortBy(_.time).map(engineRow).iterator)
+        // Kept across batches, rebuilt from the state rows every third batch (as after a restart).
+        if (step == null || b % 3 == 2) {
+          step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, keyed, extra), TRow.ranges)
+          step.engine.onEvict = (_, _, r) => evicted += r.asInstanceOf[TRow]
+          step.restore(state.map(engineRow))
+        }
+        evicted.clear()
+        step.results(w, kept.sortBy(_.time).map(engineRow).iterator)
           .foreach(t => out += t.toSeq.map(_.asInstanceOf[TRow].id))
         state = (state ++ kept).filterNot(r => evicted.exists(_ eq r))
         lateBound = w

@@ -10,7 +10,9 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
  * The streaming engine without Spark: rows arrive in micro-batches out of time order, the
  * watermark is Spark's (max time of earlier batches minus the delay, one global value), late
  * rows are dropped, and the state is what [[MicroBatchWJoin]] keeps. The union of all
- * batches' output must be the batch W-join (the reference) of the rows that were not late.
+ * batches' output must be the batch W-join (the reference) of the rows that were not late,
+ * whether the engine is kept across batches, rebuilt from the state rows every batch (a
+ * restart every time) or rebuilt at random batches.
  */
 class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   import EngineFixtures._
@@ -25,9 +27,16 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   private case class Outcome(results: Seq[Seq[Int]], accepted: Seq[TRow], late: Int, maxStateAfterBatch: Seq[Int])
 
-  /** Runs the micro-batches, then one empty batch whose watermark passes every row. */
+  /** When the engine is rebuilt from the state rows: every batch, never, at random batches. */
+  private val rebuilds: Seq[(String, Int => Boolean)] =
+    Seq("rebuilt every batch" -> (_ => true), "kept" -> (_ => false), "rebuilt at random" -> (b => (b * 7919) % 3 == 1))
+
+  /**
+   * Runs the micro-batches, then one empty batch whose watermark passes every row; a new
+   * engine restored from the state rows before batch b when `rebuild(b)` (always before the first).
+   */
   private def stream(n: Int, batches: Seq[Seq[TRow]], plan: EnginePlan, sameKey: Boolean, delay: Long,
-      extra: Seq[TRow] => Boolean = _ => true): Outcome = {
+      extra: Seq[TRow] => Boolean = _ => true, rebuild: Int => Boolean = _ => true): Outcome = {
     val state = mutable.ArrayBuffer.empty[TRow]
     val out = Seq.newBuilder[Seq[Int]]
     val accepted = Seq.newBuilder[TRow]
@@ -36,21 +45,26 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     var lateBound = Long.MinValue
     val sizes = Seq.newBuilder[Int]
     val flushAt = batches.flatten.map(_.time).maxOption.getOrElse(0L) + plan.horizon.max + 1
+    val evicted = mutable.ArrayBuffer.empty[TRow]
+    def engineRow(r: TRow) = EngineRow(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
+    var step: MicroBatchWJoin = null
     for ((batch, b) <- (batches :+ Nil).zipWithIndex) {
       val w = if (b == batches.size) flushAt else if (maxSeen == Long.MinValue) Long.MinValue else maxSeen - delay
       val (dropped, kept) = batch.partition(_.time <= lateBound)
       late += dropped.size
       accepted ++= kept
-      val step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, sameKey, extra), w)
-      val evicted = mutable.ArrayBuffer.empty[TRow]
-      step.engine.onEvict = (i, t, r) => {
-        val row = r.asInstanceOf[TRow]
-        assert(row.input == i && row.time == t)
-        evicted += row
+      if (step == null || rebuild(b)) {
+        step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, sameKey, extra))
+        step.engine.onEvict = (i, t, r) => {
+          val row = r.asInstanceOf[TRow]
+          assert(row.input == i && row.time == t)
+          evicted += row
+        }
+        step.restore(state.toSeq.map(engineRow))
       }
-      def engineRow(r: TRow) = EngineRow(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
+      evicted.clear()
       val arrivals = kept.sortBy(_.time).map(engineRow)
-      val results = step.results(state.toSeq.map(engineRow), arrivals.iterator)
+      val results = step.results(w, arrivals.iterator)
       results.foreach { t =>
         out += t.toSeq.map(_.asInstanceOf[TRow].id)
         assert(plan.matrix.admits(step.engine.times.clone()))
@@ -71,10 +85,10 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private def check(n: Int, batches: Seq[Seq[TRow]], terms: Seq[WindowTerm], keyed: Boolean, delay: Long): Outcome = {
     val matrix = WindowMatrix.close(terms, names(n))
     var last: Outcome = null
-    for ((name, plan) <- plans(matrix, keyed)) {
-      val o = stream(n, batches, plan, keyed, delay)
+    for ((name, plan) <- plans(matrix, keyed); (engine, rebuild) <- rebuilds) {
+      val o = stream(n, batches, plan, keyed, delay, rebuild = rebuild)
       val expected = ReferenceWJoin.join(n, o.accepted, matrix, keyed)
-      assert(o.results == expected, s"$name (streaming) differs from the batch W-join for ${terms.map(_.text)}")
+      assert(o.results == expected, s"$name (streaming, engine $engine) differs from the batch W-join for ${terms.map(_.text)}")
       last = o
     }
     last
@@ -101,8 +115,8 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val n = 3
     val rs = (0 until 6000).map(k => TRow(k % n, k.toLong / 3, k % 5, k))
     val batches = rs.grouped(300).toSeq
-    for ((name, plan) <- plans(WindowMatrix.uniform(n, 20), keyed = true)) {
-      val o = stream(n, batches, plan, sameKey = true, delay = 10)
+    for ((name, plan) <- plans(WindowMatrix.uniform(n, 20), keyed = true); (_, rebuild) <- rebuilds) {
+      val o = stream(n, batches, plan, sameKey = true, delay = 10, rebuild = rebuild)
       assert(o.maxStateAfterBatch.max <= 3 * (100 + 20 + 10 + 2), s"$name kept ${o.maxStateAfterBatch.max} rows")
     }
   }

@@ -122,4 +122,26 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     val unkeyed = join(Nil, "WINDOW(A,B) = 5")
     assert(WindowJoinPlanner.statePartitions(unkeyed, WindowJoinPlanner.choose(unkeyed), 9) == 1)
   }
+
+  test("streaming re-planning is stable: same paths keep the last probe orders; other paths need a clear gain") {
+    val w = join(Seq("k"), "WINDOW = 5", n = 3)
+    val fresh = WindowJoinPlanner.choose(w)
+    assert(WindowJoinPlanner.chooseStreaming(w, Nil, None) == fresh, "the first batch: the fresh plan")
+    // The same paths with other (valid) orders and tau: kept as they were.
+    val reordered = fresh.access.copy(orders = fresh.access.orders.map(_.reverse), tau = fresh.access.tau + 1)
+    val same = WindowJoinPlanner.chooseStreaming(w, Nil, Some(reordered))
+    assert(same.access.paths == fresh.access.paths)
+    assert(same.access.orders == reordered.orders && same.access.tau == reordered.tau)
+    // The other path on every input (hash <-> scan): a switch only if it saves at least 1 - ReplanGain.
+    val flipped = fresh.access.paths.map(p => if (p == AccessPath.Hash) AccessPath.Scan else AccessPath.Hash)
+    val other = fresh.access.copy(paths = flipped)
+    val forced = WindowJoinPlanner.choose(join(Seq("k"), "WINDOW = 5", n = 3,
+      access = AccessOptions(Seq("A", "B", "C").zip(flipped).map { case (nm, p) => s"$nm:${p.name}" }.mkString(", "))))
+    assert(forced.access.paths == flipped)
+    val next = WindowJoinPlanner.chooseStreaming(w, Nil, Some(other))
+    val gain = fresh.access.decision.cost < WindowJoinPlanner.ReplanGain * forced.access.decision.cost
+    assert(next.access.paths == (if (gain) fresh.access.paths else flipped), s"gain=$gain")
+    // Kept paths come with the residual they need (a scanned input tests the key equality).
+    if (!gain) assert(next.residual.map(_.sql) == forced.residual.map(_.sql) && next.access.orders == other.orders)
+  }
 }

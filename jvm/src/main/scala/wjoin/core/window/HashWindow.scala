@@ -28,6 +28,7 @@ final class HashWindow extends InputWindow {
   def oldestRow: AnyRef = arrivals.oldestRow.asInstanceOf[Bucket].oldestRow
   def oldestKey: AnyRef = arrivals.oldestRow.asInstanceOf[Bucket].key
   def bucketCount: Int = buckets.size
+  def distinctKeys(sample: Int): Long = buckets.size.toLong
   def evictOldest(): Unit = {
     val bucket = arrivals.popOldest().asInstanceOf[Bucket]
     bucket.popOldest()

@@ -31,4 +31,5 @@ final class IndexedWindow(val range: RangeWindow, rangeOf: AnyRef => Long, keepK
   def oldestRow: AnyRef = range.oldestRow
   def oldestKey: AnyRef = keys.oldest
   def evictOldest(): Unit = { range.evictOldest(); keys.popOldest() }
+  def distinctKeys(sample: Int): Long = keys.distinct(sample)
 }

@@ -30,6 +30,11 @@ abstract class InputWindow {
   def oldestRow: AnyRef
   def oldestKey: AnyRef
   def evictOldest(): Unit
+  /**
+   * Distinct keys among the window's rows, for planning (a statistic, not a result): exact
+   * where the rows are bucketed, else estimated from at most `sample` keys; -1 without keys.
+   */
+  def distinctKeys(sample: Int): Long
 }
 
 object InputWindow {
@@ -58,4 +63,23 @@ private[window] final class ArrivalKeys(enabled: Boolean) {
   def append(time: Long, key: AnyRef): Unit = if (keys != null) keys.append(time, key)
   def oldest: AnyRef = if (keys == null) null else keys.oldestRow
   def popOldest(): Unit = if (keys != null) keys.popOldest()
+
+  /**
+   * Distinct keys among at most `sample` keys taken evenly over the window, scaled up only
+   * where the sample hardly repeats (d distinct of s sampled: d when d <= s / 2, which is then
+   * close to all the keys; else d x size / s, as if the unseen rows were as varied). -1 when
+   * the keys are not kept.
+   */
+  def distinct(sample: Int): Long = {
+    if (keys == null) return -1L
+    val size = keys.size
+    if (size == 0) return 0L
+    val stride = math.max(1, size / math.max(1, sample))
+    val seen = new java.util.HashSet[AnyRef]()
+    var i = 0
+    var taken = 0
+    while (i < size) { val k = keys.row(i); if (k != null) seen.add(k); taken += 1; i += stride }
+    val d = seen.size.toLong
+    if (stride == 1 || 2 * d <= taken) d else math.min(size.toLong, d * size / taken)
+  }
 }

@@ -22,4 +22,5 @@ final class ScanWindow(keepKeys: Boolean = false) extends InputWindow {
   def oldestRow: AnyRef = buffer.oldestRow
   def oldestKey: AnyRef = keys.oldest
   def evictOldest(): Unit = { buffer.popOldest(); keys.popOldest() }
+  def distinctKeys(sample: Int): Long = keys.distinct(sample)
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.classic
 import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperatorStateInfo
 import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, MicroBatchExecution, StreamExecution}
-import org.apache.spark.sql.execution.streaming.state.StateStoreCoordinatorRef
+import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreCoordinatorRef, StateStoreProviderId}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
 
 /**
@@ -97,4 +97,10 @@ object SparkBridge {
 
   def stateStoreCoordinator(spark: SparkSession): StateStoreCoordinatorRef =
     classicSession(spark).streams.stateStoreCoordinator
+
+  /**
+   * Whether this executor still has the state store provider `id` loaded: Spark's maintenance
+   * unloads a provider once its query run stopped or its partition moved to another executor.
+   */
+  def stateStoreLoaded(id: StateStoreProviderId): Boolean = StateStore.isLoaded(id)
 }

@@ -37,6 +37,24 @@ object WJoinConf {
     .checkValue(_ >= 1, s"$TimeBandsKey must be an integer >= 1 (1 = one partition)")
     .createOptional
 
+  /** Key of [[KeptEngineRows]]. */
+  val KeptEngineRowsKey = "spark.wjoin.streaming.keptEngineRows"
+
+  /**
+   * The most buffered rows an executor keeps in streaming W-join engines between
+   * micro-batches (all queries together); 0 keeps none, so every micro-batch rebuilds its
+   * engines from the state store. Read when a micro-batch is planned.
+   */
+  val KeptEngineRows = SQLConf.buildConf(KeptEngineRowsKey)
+    .doc("The most buffered rows an executor keeps in streaming W-join engines between micro-batches, all " +
+      "queries together. A kept engine saves reading the partition's state back from the state store; the " +
+      "state store stays the durable copy, and an engine not kept (over this bound, after a restart, a " +
+      "moved partition or a re-planned batch) is rebuilt from it. 0 rebuilds every engine every micro-batch.")
+    .version("0.1.0")
+    .longConf
+    .checkValue(_ >= 0, s"$KeptEngineRowsKey must be an integer >= 0 (0 = rebuild every micro-batch)")
+    .createWithDefault(50000000L)
+
   /** Forces registration of the entries (called when the extension is installed). */
   def register(): Unit = ()
 
@@ -45,4 +63,7 @@ object WJoinConf {
    * integer >= 1 fails with an IllegalArgumentException naming the key and the value.
    */
   def timeBands(conf: SQLConf): Int = conf.getConf(TimeBands).getOrElse(conf.numShufflePartitions)
+
+  /** [[KeptEngineRows]] of `conf`. */
+  def keptEngineRows(conf: SQLConf): Long = conf.getConf(KeptEngineRows)
 }

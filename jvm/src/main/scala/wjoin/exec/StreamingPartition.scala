@@ -1,0 +1,49 @@
+package wjoin.exec
+
+import wjoin.core.{AnchorDecisions, JoinHow, MicroBatchWJoin}
+
+/**
+ * One partition of a streaming W-join as it lives in executor memory between micro-batches:
+ * the engine ([[MicroBatchWJoin]]), the index of its state store ([[WindowJoinStateStore]])
+ * and, for left / left_semi / left_anti, the anchors' [[AnchorDecisions]], wired together
+ * once, here. [[StreamingEngineCache]] keeps it from one batch to the next; without it (a new
+ * run, a restart, a mismatch) a new one is built and [[restore]]d from the store.
+ *
+ * {{{
+ *   engine ──onEvict(i, t, row)──> state index (chunk bookkeeping)
+ *                              └─> decisions (anchored: row of input 0 decided)
+ *   decisions ──first match──> state index (the anchor's bit, persisted)
+ * }}}
+ *
+ * The codec, its compiled predicate and its writers are the ones of the task that built the
+ * partition; the cache hands the partition only to a batch planned the same way (same plan
+ * fingerprint), so they are the ones that batch would compile.
+ *
+ * @param codec          rows of the inputs as stored, and the compiled residual and writers
+ * @param partitionIndex the partition (initialises nondeterministic expressions)
+ * @param how            what is emitted
+ */
+final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: JoinHow) {
+  private val combined = codec.combinedRow()
+  val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
+    codec.rangeValues())
+  val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
+  val state: WindowJoinStateStore = new WindowJoinStateStore(codec, anchored = how.anchored)
+  /** Anchored W-joins only, else null. */
+  val decisions: AnchorDecisions = if (how.anchored) JoinHow.decisions(how) else null
+
+  if (decisions == null) join.engine.onEvict = (i, t, r) => state.evicted(i, t, r)
+  else {
+    join.engine.onEvict = (i, t, r) => { state.evicted(i, t, r); if (i == 0) decisions.evicted(r) }
+    decisions.onFirstMatch = state.matched
+  }
+
+  /** Rows the state holds (and the engine buffers, or keeps waiting). */
+  def bufferedRows: Long = state.liveRows
+
+  /** A new partition, after `state.begin`: every row of the store into the engine. */
+  def restore(): Unit = {
+    join.restore(state.load())
+    if (decisions != null) state.restoredMatched.foreach(decisions.restoreMatched)
+  }
+}
