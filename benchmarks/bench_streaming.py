@@ -14,12 +14,16 @@ flat), and for ours the latency in micro-batches from a combination's last membe
     .venv/bin/python benchmarks/bench_streaming.py                        # 3 x 600k rows, 10 batches
     .venv/bin/python benchmarks/bench_streaming.py --rows 200000 --batches 20
     .venv/bin/python benchmarks/bench_streaming.py --rows 60000 --skip-builtin --mode ordered
+    # small micro-batches, unequal rates; each query 3 times alternated, medians; kept vs rebuilt engines
+    .venv/bin/python benchmarks/bench_streaming.py --rows 120000 --rates 300,900,600 --keys 400 \
+        --delay "3 seconds" --batches 20 --shuffle-partitions 4 --repeat 3 --compare-rebuilt
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import statistics
 import tempfile
 import time
 from functools import reduce
@@ -31,12 +35,12 @@ from common import say, session
 NAMES = "ABCDEFGH"
 
 
-def write_inputs(spark, root: str, inputs: int, rows: int, rate: int, keys: int, batches: int) -> list[str]:
-    """Per input, `batches` parquet files of consecutive event-time slices."""
+def write_inputs(spark, root: str, inputs: int, rows: int, rates: list[int], keys: int, batches: int) -> list[str]:
+    """Per input, `batches` parquet files of consecutive event-time slices (input i at rates[i] rows/s)."""
     per_batch = rows // batches
     folders = []
-    step = 1_000_000 // rate
     for i in range(inputs):
+        step = 1_000_000 // rates[i]
         folder = os.path.join(root, NAMES[i])
         for b in range(batches):
             # Row r of input i: time r / rate seconds plus a jitter below 1/rate, a pseudo-random key.
@@ -84,7 +88,7 @@ def columns(n: int):
 
 def run(name: str, df, out_cols, checkpoint: str, with_latency: bool, batch_slice_us: int, n: int,
         report: bool = True):
-    """Runs to the end of the files; returns seconds, rows, checksum, state sizes, mean latency."""
+    """Runs to the end of the files; returns seconds, rows, checksum (prints state sizes, latency)."""
     totals = {"rows": 0, "checksum": 0, "lag": 0}
 
     def sink(batch, batch_id):
@@ -118,6 +122,10 @@ def main():
     p.add_argument("--rows", type=int, default=600_000, help="rows per input")
     p.add_argument("--batches", type=int, default=10)
     p.add_argument("--rate", type=int, default=1000, help="rows per second of event time, per input")
+    p.add_argument("--rates", default=None, help="per-input rates, e.g. 300,900,600 (overrides --rate)")
+    p.add_argument("--repeat", type=int, default=1, help="runs of each query, alternated; medians reported")
+    p.add_argument("--compare-rebuilt", action="store_true",
+                   help="also run ours with spark.wjoin.streaming.keptEngineRows=0 (engines rebuilt every batch)")
     p.add_argument("--keys", type=int, default=1000)
     p.add_argument("--window", type=float, default=1.0, help="seconds")
     p.add_argument("--delay", default="2 seconds", help="watermark delay")
@@ -127,52 +135,84 @@ def main():
     args = p.parse_args()
 
     spark = session("bench_streaming", args.shuffle_partitions)
+    rates = [int(r) for r in args.rates.split(",")] if args.rates else [args.rate] * args.inputs
+    assert len(rates) == args.inputs, "one rate per input"
     root = tempfile.mkdtemp(prefix="wjoin-bench-stream-")
     try:
-        say(f"{args.inputs} inputs x {args.rows:,} rows in {args.batches} micro-batches, {args.rate} rows/s, "
+        say(f"{args.inputs} inputs x {args.rows:,} rows in {args.batches} micro-batches, rates {rates} rows/s, "
             f"{args.keys} keys, window {args.window} s, watermark delay {args.delay}, "
-            f"{args.shuffle_partitions} shuffle partitions")
-        folders = write_inputs(spark, root, args.inputs, args.rows, args.rate, args.keys, args.batches)
-        slice_us = (args.rows // args.batches) * 1_000_000 // args.rate
+            f"{args.shuffle_partitions} shuffle partitions, {args.repeat} run(s) each")
+        folders = write_inputs(spark, root, args.inputs, args.rows, rates, args.keys, args.batches)
+        slice_us = (args.rows // args.batches) * 1_000_000 // max(rates)
         out = columns(args.inputs)
         flat_out = [F.col(f"{NAMES[i]}_{c}") for i in range(args.inputs) for c in ("ts", "v")]
-        ck = lambda name: os.path.join(root, "ck-" + name)
+        counter = iter(range(1_000_000))
+        ck = lambda name: os.path.join(root, f"ck-{name}-{next(counter)}")
         modes = ["eager", "ordered"] if args.mode == "both" else [args.mode]
 
-        # Warm-up: every query once on a small copy of the workload (JIT, code generation).
-        warm = write_inputs(spark, os.path.join(root, "warm"), args.inputs, max(1000, args.rows // 50), args.rate,
-                            args.keys, 2)
-        quiet = lambda name, df, cols: run(name, df, cols, ck("warm-" + name), False, slice_us, args.inputs, False)
-        quiet("floor", reduce(lambda a, b: a.unionByName(b), read_streams(spark, warm, args.delay)),
-              [F.col("ts"), F.col("v")])
-        for mode in modes:
-            quiet(mode, ours(read_streams(spark, warm, args.delay), args.window, mode), out)
-        if not args.skip_builtin:
-            quiet("builtin", builtin(read_streams(spark, warm, args.delay), args.window), flat_out)
+        def with_kept(rows: str, body):
+            old = spark.conf.get("spark.wjoin.streaming.keptEngineRows", None)
+            spark.conf.set("spark.wjoin.streaming.keptEngineRows", rows)
+            try:
+                return body()
+            finally:
+                if old is None:
+                    spark.conf.unset("spark.wjoin.streaming.keptEngineRows")
+                else:
+                    spark.conf.set("spark.wjoin.streaming.keptEngineRows", old)
 
-        results = {}
-        floor = reduce(lambda a, b: a.unionByName(b), read_streams(spark, folders, args.delay))
-        results["floor"] = run("floor", floor, [F.col("ts"), F.col("v")], ck("floor"), False, slice_us, 1)
+        # name -> (query builder, output columns, latency); every entry runs once per round, alternated.
+        queries = {"floor": (lambda fs: reduce(lambda a, b: a.unionByName(b), read_streams(spark, fs, args.delay)),
+                             [F.col("ts"), F.col("v")], False)}
         for mode in modes:
-            df = ours(read_streams(spark, folders, args.delay), args.window, mode)
-            results[mode] = run(f"ours/{mode}", df, out, ck(mode), True, slice_us, args.inputs)
+            queries[f"ours/{mode}"] = (lambda fs, m=mode: ours(read_streams(spark, fs, args.delay), args.window, m),
+                                       out, True)
+            if args.compare_rebuilt:
+                queries[f"rebuilt/{mode}"] = (lambda fs, m=mode: ours(read_streams(spark, fs, args.delay),
+                                                                    args.window, m), out, False)
         if not args.skip_builtin:
-            results["builtin"] = run("built-in", builtin(read_streams(spark, folders, args.delay), args.window),
-                                     flat_out, ck("builtin"), False, slice_us, args.inputs)
-        for mode in modes:
-            t, rows, checksum = results[mode]
-            line = f"ours/{mode}: {results['floor'][0] and t / results['floor'][0]:.2f}x the floor"
-            if "builtin" in results:
-                bt, brows, bsum = results["builtin"]
-                line += f", {bt / t:.1f}x faster than the built-in join"
+            queries["built-in"] = (lambda fs: builtin(read_streams(spark, fs, args.delay), args.window), flat_out, False)
+
+        def run_query(name, fs, report):
+            make, cols, latency = queries[name]
+            go = lambda: run(name, make(fs), cols, ck(name.replace("/", "-")), latency and report, slice_us,
+                             args.inputs, report)
+            return with_kept("0", go) if name.startswith("rebuilt/") else go()
+
+        # Warm-up: every query once on a small copy of the workload (JIT, code generation).
+        warm = write_inputs(spark, os.path.join(root, "warm"), args.inputs, max(1000, args.rows // 50), rates,
+                            args.keys, 2)
+        for name in queries:
+            run_query(name, warm, False)
+
+        times = {name: [] for name in queries}
+        results = {}
+        for r in range(args.repeat):
+            for name in queries:
+                seconds, rows, checksum = run_query(name, folders, True)
+                times[name].append(seconds)
+                results[name] = (rows, checksum)
+        med = {name: statistics.median(ts) for name, ts in times.items()}
+        say("medians: " + ", ".join(f"{name} {t:.1f} s" for name, t in med.items()))
+        for name in queries:
+            if name == "floor" or name == "built-in":
+                continue
+            rows, checksum = results[name]
+            line = f"{name}: {med[name] / med['floor']:.2f}x the floor"
+            if "built-in" in results:
+                brows, bsum = results["built-in"]
+                line += f", {med['built-in'] / med[name]:.1f}x faster than the built-in join"
                 if (rows, checksum) == (brows, bsum):
                     line += ", same rows"
-                elif mode == "ordered" and rows < brows:
+                elif "ordered" in name and rows < brows:
                     # Ordered mode emits a combination once the watermark passes it; the files end
                     # before the watermark passes the last (window + delay) of data.
                     line += f", {brows - rows:,} rows still waiting for the watermark at the end of the data"
                 else:
                     line += f", DIFFERENT rows ({rows} vs {brows})"
+            mode = name.split("/")[1]
+            if name.startswith("rebuilt/") and results[f"ours/{mode}"] != results[name]:
+                line += ", DIFFERENT rows from the kept engines"
             say(line)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -187,3 +187,34 @@ def test_sql_w_join_over_streaming_views(spark, tmp_path):
     sink = {}
     run_to_end(df, str(tmp_path / "ck"), sink)
     assert bag(real(r for rows in sink.values() for r in rows)) == [(1, 3)]
+
+
+@pytest.mark.parametrize("kept", ["50000000", "0"])
+def test_engines_kept_between_micro_batches_read_no_state_back(spark, tmp_path, kept):
+    """Kept engines (the default) read nothing back from the state store after the first batch; with
+    spark.wjoin.streaming.keptEngineRows = 0 every batch rebuilds them from it. Same output either way."""
+    s = Streams(spark, tmp_path / "in", n=2)
+    for b in range(4):
+        s.add([(1, 10 * b + j, 10 * b + j) for j in range(3)], [(1, 10 * b + j + 1, 100 + 10 * b + j) for j in range(3)])
+    s.add(*flush_rows(2))
+    spark.conf.set("spark.wjoin.streaming.keptEngineRows", kept)
+    try:
+        sink = {}
+        a, b = s.streams()
+        joined = a.wjoin(b, on="k", time="ts", window="5 seconds", access_paths="A:hash, B:hash")
+        q = run_to_end(ids(joined, 2), str(tmp_path / "ck"), sink)
+    finally:
+        spark.conf.unset("spark.wjoin.streaming.keptEngineRows")
+    restored = [p["stateOperators"][0]["customMetrics"]["numRestoredStateRows"]
+                for p in q.recentProgress if p["stateOperators"]]
+    if kept == "0":
+        assert sum(restored[1:]) > 0, restored
+    else:
+        assert sum(restored) == 0, restored
+    expected = bag(real(rows_of(ids(wjoin.wjoin(s.static(), on="k", time="ts", window="5 seconds"), 2))))
+    assert expected and bag(real(r for rows in sink.values() for r in rows)) == expected
+
+
+def test_kept_engine_rows_setting_is_checked(spark):
+    with pytest.raises(Exception, match="keptEngineRows must be an integer >= 0"):
+        spark.conf.set("spark.wjoin.streaming.keptEngineRows", "-1")
