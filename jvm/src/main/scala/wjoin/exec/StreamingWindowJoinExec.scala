@@ -129,13 +129,19 @@ case class StreamingWindowJoinExec(
   /**
    * What an engine kept between micro-batches was built from: a kept engine serves a batch
    * only if this is the same (the planner may choose other access paths or probe orders from
-   * one batch to the next, and stored columns follow the residual).
+   * one batch to the next, and stored columns follow the residual). Columns are compared by
+   * name, type and place, not by expression id: a file source's columns get new ids in every
+   * micro-batch, and a kept codec binds by place.
    */
-  private def planFingerprint(codec: RowCodec): String = Seq[Any](how, algorithm, enginePlan.describe(inputNames),
-    enginePlan.describePaths(inputNames), enginePlan.describeStrategy(inputNames, _.toString),
-    enginePlan.expirationInterval, enginePlan.nodeSize, enginePlan.bindings, enginePlan.horizon.toSeq,
-    residual.map(_.sql), codec.storedAttributes.map(_.map(a => s"${a.name}#${a.exprId.id}:${a.dataType}")),
-    output.map(a => s"${a.name}#${a.exprId.id}")).mkString("|")
+  private def planFingerprint(codec: RowCodec): String = {
+    val stored = codec.storedAttributes.flatten
+    def places(refs: Seq[Attribute]) = refs.map(a => stored.indexWhere(_.exprId == a.exprId))
+    Seq[Any](how, algorithm, enginePlan.describe(inputNames), enginePlan.describePaths(inputNames),
+      enginePlan.describeStrategy(inputNames, _.toString), enginePlan.expirationInterval, enginePlan.nodeSize,
+      enginePlan.bindings, enginePlan.horizon.toSeq, residual.map(_.sql), residual.map(e => places(e.references.toSeq)),
+      codec.inputAttributes.map(_.map(a => s"${a.name}:${a.dataType}")), codec.time, keys.map(_.map(_.sql)),
+      codec.storedAttributes.map(_.map(a => s"${a.name}:${a.dataType}")), places(output)).mkString("|")
+  }
 
   override protected def doExecute(): RDD[InternalRow] = {
     // Time and key columns are stored too: an engine can be rebuilt from the state.
