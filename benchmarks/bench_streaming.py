@@ -107,12 +107,22 @@ def run(name: str, df, out_cols, checkpoint: str, with_latency: bool, batch_slic
          .trigger(availableNow=True).start())
     q.awaitTermination()
     seconds = time.perf_counter() - started
-    states = [p["stateOperators"][0]["numRowsTotal"] for p in q.recentProgress if p["stateOperators"]]
+    progress = list(q.recentProgress)
+    states = [p["stateOperators"][0]["numRowsTotal"] for p in progress if p["stateOperators"]]
     lag = totals["lag"] / totals["rows"] if with_latency and totals["rows"] else None
     if report:
-        say(f"  {name:<10} {seconds:7.1f} s  {totals['rows']:>10,} rows  batches {len(q.recentProgress)}"
+        say(f"  {name:<10} {seconds:7.1f} s  {totals['rows']:>10,} rows  batches {len(progress)}"
             + (f"  state rows per batch {min(states):,}..{max(states):,}" if states else "")
             + (f"  latency {lag:.2f} batches" if lag is not None else ""))
+        # Where a micro-batch's time goes (medians over the batches, ms): Spark's trigger phases and
+        # the W-join operator's update and state-commit time (summed over its tasks).
+        phase = lambda k: statistics.median(p["durationMs"].get(k, 0) for p in progress) if progress else 0
+        ops = [p["stateOperators"][0] for p in progress if p["stateOperators"]]
+        op = lambda k: statistics.median(o[k] for o in ops) if ops else 0
+        say(f"             per batch (median ms): trigger {phase('triggerExecution'):.0f}, planning "
+            f"{phase('queryPlanning'):.0f}, addBatch {phase('addBatch'):.0f}, offsets+WAL "
+            f"{phase('latestOffset') + phase('walCommit') + phase('commitOffsets'):.0f}"
+            + (f", operator updates {op('allUpdatesTimeMs'):.0f}, state commit {op('commitTimeMs'):.0f}" if ops else ""))
     return seconds, totals["rows"], totals["checksum"]
 
 
