@@ -14,6 +14,10 @@ final class JoinStats(n: Int) {
   var evicted: Long = 0
   var buffered: Long = 0
   var peakBuffered: Long = 0
+  /** Load shedding ([[wjoin.core.shedding]]): arriving rows not kept in their window. */
+  var shedRows: Long = 0
+  /** Load shedding: arriving rows that did not probe the other windows. */
+  var shedProbes: Long = 0
 }
 
 /**
