@@ -59,7 +59,8 @@ class WJoinPlan(LogicalPlan):
             if args.get(key) is not None:
                 setattr(message, key, args[key])
         if args.get("limits") is not None:
-            message.limits.update({k: float(v) for k, v in args["limits"].items()})
+            message.limits.SetInParent()  # set even when empty: the server rejects an empty map by name
+            message.limits.values.update({k: float(v) for k, v in args["limits"].items()})
         allocation = args.get("allocation")
         if isinstance(allocation, str):
             message.allocation_name = allocation

@@ -110,7 +110,7 @@ object WJoinRelationPlugin {
       "access_paths" -> Option.when(m.hasAccessPaths)(m.getAccessPaths),
       "expiration_interval" -> Option.when(m.hasExpirationInterval)(m.getExpirationInterval),
       "how" -> Option.when(m.hasHow)(m.getHow),
-      "limits" -> Option.when(m.getLimitsCount > 0)(new java.util.LinkedHashMap[String, java.lang.Double](m.getLimitsMap)),
+      "limits" -> Option.when(m.hasLimits)(new java.util.LinkedHashMap[String, java.lang.Double](m.getLimits.getValuesMap)),
       "allocation" -> allocationOf(m),
       "seed" -> Option.when(m.hasSeed)(java.lang.Long.valueOf(m.getSeed))
     ).collect { case (key, Some(value)) => key -> value }.toMap
