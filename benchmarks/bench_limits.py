@@ -1,4 +1,4 @@
-"""Kang, Naughton & Viglas Sec. 5.2, Figs. 5-7 on the engine: the output of each resource
+"""Kang et al. Sec. 5.2, Figs. 5-7 on the engine: the output of each resource
 allocation strategy (and of allocation="auto") under the paper's rates, windows, selectivity
 and budgets, drawn next to the unit-time model's prediction.
 

@@ -85,7 +85,7 @@ object WJoin extends PredicateHelper {
     def expirationInterval(tau: String): Builder = copy(access = access.copy(expiration = tau))
 
     /**
-     * Resource limits per partition (Kang, Naughton & Viglas Sec. 5.2): `Map("state_rows" -> M)`
+     * Resource limits per partition (Kang et al. Sec. 5.2): `Map("state_rows" -> M)`
      * and / or `"probe_rate" -> mu`; the result is then a sub-bag of the exact W-join.
      */
     def limits(values: Map[String, Any]): Builder = copy(limitsArg = limitsArg.copy(limits = Some(values)))
@@ -242,7 +242,7 @@ object WJoin extends PredicateHelper {
    * @param bidirectional  only DWINDOW terms: Union(path, reversed path excluding the path)
    * @param access      access paths and expiration interval (Kang et al.; Golab & Özsu)
    * @param how         "inner", "left", "left_semi" or "left_anti" (the first input is the anchor)
-   * @param limits      resource limits (Kang, Naughton & Viglas Sec. 5.2), checked here
+   * @param limits      resource limits (Kang et al. Sec. 5.2), checked here
    * @return the [[WindowJoin]] (a Union of two for `bidirectional`), under a Filter for Python
    *         UDFs over several inputs and a Project that keeps each `onColumns` column once,
    *         when there are such

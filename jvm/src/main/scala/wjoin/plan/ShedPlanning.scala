@@ -5,7 +5,7 @@ import wjoin.core.cost.InputStats
 import wjoin.core.shedding.{ResourceLimits, ShedPlan, UnitTimeAllocation}
 
 /**
- * The budgets of a resource-limited W-join for one partition (Kang, Naughton & Viglas Sec.
+ * The budgets of a resource-limited W-join for one partition (Kang et al. Sec.
  * 5.2): the workload of the unit-time model estimated from the planner's input statistics,
  * then split by [[UnitTimeAllocation]] into a [[ShedPlan]].
  *

@@ -73,7 +73,7 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  *                    left_anti, each first-input row in some / no combination, its own columns
  *                    only ([[WindowJoin.outputOf]])
  * @param limits      resource limits (inner W-join, batch): then a sub-bag of the bag above,
- *                    shed as [[wjoin.core.shedding.ShedPlan]] says (Kang, Naughton & Viglas Sec. 5.2)
+ *                    shed as [[wjoin.core.shedding.ShedPlan]] says (Kang et al. Sec. 5.2)
  */
 case class WindowJoin(
     children: Seq[LogicalPlan],

@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import wjoin.WJoin
 import wjoin.testkit.SharedSparkSession
 
-/** Resource limits (Kang, Naughton & Viglas Sec. 5.2) through Spark: sub-bag, budget, metrics, EXPLAIN, errors. */
+/** Resource limits (Kang et al. Sec. 5.2) through Spark: sub-bag, budget, metrics, EXPLAIN, errors. */
 class LimitsSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
   import spark.implicits._
 

@@ -6,7 +6,7 @@ import wjoin.core._
 import wjoin.core.shedding.{Allocation, ResourceLimits, ShedPlan, UnitTimeAllocation}
 
 /**
- * Kang, Naughton & Viglas Sec. 5.2, Figs. 5-7, on the engine: two streams with the paper's
+ * Kang et al. Sec. 5.2, Figs. 5-7, on the engine: two streams with the paper's
  * rates, windows, selectivity and budget, each allocation strategy of the figure (and "auto")
  * run through the shedding engine (HW-join), the output counted per second of event time.
  * Counts under a simulated budget, so the run is deterministic (seeded arrivals and shedding).

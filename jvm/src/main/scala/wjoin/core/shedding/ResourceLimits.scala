@@ -4,7 +4,7 @@ import wjoin.core.{Named, NamedValues}
 
 /**
  * What a user allows a resource-limited (approximate) W-join, resolved to input indices
- * (Kang, Naughton & Viglas Sec. 5.2): at most `stateRows` buffered rows per partition (the
+ * (Kang et al. Sec. 5.2): at most `stateRows` buffered rows per partition (the
  * memory-limited case, Sec. 5.2.2), at most `probeRate` arriving rows per second of event
  * time probing the others (the CPU-limited case, Sec. 5.2.1), or both (Sec. 5.2.3), and how
  * each budget is split across the inputs.

@@ -8,25 +8,25 @@ import java.util.SplittableRandom
  * [[ResourceLimits]] and the workload the planner estimates, shipped to tasks.
  *
  * {{{
- *   input i:  state cap M_i   (sum_i M_i <= M)    keep_i  = min(1, M_i / N_i)       StateBudget
- *             probe rate mu_i (sum_i mu_i <= mu)  arrival estimate lambda_i         ProbeBudget
+ *   input i:  state cap M_i   (sum_i M_i <= M)    retention (N_i = lambda_i x retention)   StateBudget
+ *             probe rate mu_i (sum_i mu_i <= mu)  arrival estimate lambda_i                ProbeBudget
  * }}}
  *
  * @param limits         the request, for EXPLAIN
  * @param stateCaps      M_i, the most rows input i's window keeps; None: memory unlimited
- * @param keep           per input, the probability that an arriving row is kept (while its
- *                       window is below its cap): a random subset of about M_i of its N_i rows
+ * @param retention      per input, how long (seconds of event time) a row stays in its full
+ *                       window: N_i = lambda_i x retention_i
  * @param probeRates     mu_i, the most arrivals of input i per second of event time that probe;
  *                       None: CPU unlimited
- * @param expectedRates  lambda_i, arrivals of input i per second expected (to choose probes
- *                       at random across each second, [[ProbeBudget]])
+ * @param expectedRates  lambda_i, arrivals of input i per second the planner expects (the
+ *                       engine then follows the rates it sees, [[ArrivalRates]])
  * @param unitsPerSecond time units per second of event time (1,000,000 for timestamps, 1 for
  *                       integral time columns, whose unit counts as a second)
  * @param seed           the query's seed
  */
-final case class ShedPlan(limits: ResourceLimits, stateCaps: Option[IndexedSeq[Int]], keep: IndexedSeq[Double],
+final case class ShedPlan(limits: ResourceLimits, stateCaps: Option[IndexedSeq[Int]], retention: IndexedSeq[Double],
     probeRates: Option[IndexedSeq[Double]], expectedRates: IndexedSeq[Double], unitsPerSecond: Long, seed: Long) {
-  val n: Int = keep.size
+  val n: Int = retention.size
   require(unitsPerSecond > 0, s"a second of event time must be > 0 time units, got $unitsPerSecond")
   require(stateCaps.forall(c => c.size == n && c.forall(_ >= 0)) && probeRates.forall(_.size == n) &&
     expectedRates.size == n, "one budget per input")
@@ -56,10 +56,10 @@ object ShedPlan {
     val budgets = UnitTimeAllocation.allocate(workload, limits.stateRows.map(_.toDouble), limits.probeRate,
       limits.allocation)
     val caps = limits.stateRows.map(m => wholeRows(budgets.state, m))
-    val keep = workload.windows.indices.map { i =>
-      caps.fold(1.0)(c => if (workload.windows(i) <= c(i)) 1.0 else c(i) / workload.windows(i))
+    val retention = workload.windows.indices.map { i =>
+      if (workload.rates(i) > 0) workload.windows(i) / workload.rates(i) else 0.0
     }
-    ShedPlan(limits, caps, keep, limits.probeRate.map(_ => budgets.probes), workload.rates, unitsPerSecond, limits.seed)
+    ShedPlan(limits, caps, retention, limits.probeRate.map(_ => budgets.probes), workload.rates, unitsPerSecond, limits.seed)
   }
 
   /** Whole rows per input summing to at most m: floors, then the largest remainders get one more. */

@@ -21,10 +21,13 @@ import wjoin.core.{BackwardEvaluation, EngineMode, EnginePlan, ForwardEvaluation
  * row shed from memory neither probes nor is probed.
  */
 private[shedding] object SheddingEvaluation {
-  def budgets(shed: ShedPlan, partition: Int, batch: Long): (StateBudget, ProbeBudget) = {
+  /** The engine's budgets; the caller counts each arrival in the rates before asking them. */
+  def budgets(shed: ShedPlan, partition: Int, batch: Long): (ArrivalRates, StateBudget, ProbeBudget) = {
     val random = shed.random(partition, batch)
-    (new StateBudget(shed.stateCaps.getOrElse(IndexedSeq.fill(shed.n)(Int.MaxValue)), shed.keep, random.split()),
-      shed.probeRates.map(mu => new ProbeBudget(mu, shed.expectedRates, shed.unitsPerSecond, random.split())).orNull)
+    val rates = new ArrivalRates(shed.expectedRates, shed.unitsPerSecond)
+    (rates, new StateBudget(shed.stateCaps.getOrElse(IndexedSeq.fill(shed.n)(Int.MaxValue)), shed.retention, rates,
+      random.split()),
+      shed.probeRates.map(mu => new ProbeBudget(mu, rates, shed.unitsPerSecond, random.split())).orNull)
   }
 }
 
@@ -39,10 +42,11 @@ private[shedding] object SheddingEvaluation {
 final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
     shed: ShedPlan, partition: Int, batch: Long) extends BackwardEvaluation(plan, filter, ranges, mode) {
   require(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
-  private val (state, probes) = SheddingEvaluation.budgets(shed, partition, batch)
+  private val (rates, state, probes) = SheddingEvaluation.budgets(shed, partition, batch)
 
   override def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
     val s = arriveRow(input, time, row)
+    rates.arrive(input, time)
     if (probes == null || probes.probes(input, time)) probe.start(input, time, key, s) else stats.shedProbes += 1
     if (state.admits(input, windows(input).size)) store(input, time, key, s) else stats.shedRows += 1
   }
@@ -60,11 +64,12 @@ final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ra
 final class SheddingForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
     shed: ShedPlan, partition: Int, batch: Long) extends ForwardEvaluation(plan, filter, ranges, mode) {
   require(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
-  private val (state, probes) = SheddingEvaluation.budgets(shed, partition, batch)
+  private val (rates, state, probes) = SheddingEvaluation.budgets(shed, partition, batch)
   /** Per stored row, in arrival order: whether it probes when swept. */
   private val decisions = new java.util.ArrayDeque[java.lang.Boolean]()
 
-  override def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit =
+  override def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
+    rates.arrive(input, time)
     if (!state.admits(input, windows(input).size)) {
       arriveRow(input, time)
       stats.shedRows += 1
@@ -74,6 +79,7 @@ final class SheddingForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ran
       decisions.addLast(java.lang.Boolean.valueOf(probing))
       super.offer(input, time, key, row)
     }
+  }
 
   override protected def sweep(o: Int, t: Long): Unit = if (decisions.pollFirst().booleanValue) super.sweep(o, t)
 }

@@ -110,8 +110,10 @@ class SheddingEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   test("the probe budget never exceeds mu_i per second of event time and picks rows across the second") {
     val random = new java.util.SplittableRandom(7)
-    val budget = new ProbeBudget(IndexedSeq(2.5, 10.0), IndexedSeq(100.0, 5.0), unitsPerSecond = 1000, random)
-    val probedA = (0 until 100000).filter(k => budget.probes(0, k * 10L)) // 100 rows per second
+    val rates = new ArrivalRates(IndexedSeq(100.0, 5.0), 1000)
+    val budget = new ProbeBudget(IndexedSeq(2.5, 10.0), rates, unitsPerSecond = 1000, random)
+    def probes(input: Int, t: Long) = { rates.arrive(input, t); budget.probes(input, t) }
+    val probedA = (0 until 100000).filter(k => probes(0, k * 10L)) // 100 rows per second
     val perSecond = probedA.groupBy(_ / 100).values.map(_.size)
     assert(perSecond.forall(c => c == 2 || c == 3))
     assert(probedA.size == 2500) // 2.5 per second over 1000 seconds
@@ -119,7 +121,30 @@ class SheddingEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val firstHalf = probedA.count(k => k % 100 < 50)
     assert(math.abs(firstHalf - 1250) < 150, s"$firstHalf of 2500 in the first half of their second")
     // Fewer arrivals than the quota: all probe.
-    assert((0 until 5).forall(k => budget.probes(1, 5000L + k)))
+    assert((0 until 5).forall(k => probes(1, 5000L + k)))
+  }
+
+  test("budgets follow the rates seen when the planner's estimate is off by 10x") {
+    for (estimate <- Seq(10.0, 1000.0)) { // the true rate is 100 rows per second
+      val rates = new ArrivalRates(IndexedSeq(estimate), 1000)
+      val random = new java.util.SplittableRandom(3)
+      val probes = new ProbeBudget(IndexedSeq(20.0), rates, 1000, random.split())
+      val state = new StateBudget(IndexedSeq(50), IndexedSeq(2.0), rates, random.split()) // full window: 200 rows
+      val window = scala.collection.mutable.Queue.empty[Long]
+      var probed = 0
+      var filled = 0L
+      for (k <- 0 until 30000) {
+        val t = k * 10L
+        rates.arrive(0, t)
+        while (window.nonEmpty && window.head <= t - 2000) window.dequeue()
+        if (state.admits(0, window.size)) window.enqueue(t)
+        if (probes.probes(0, t) && t >= 20000) probed += 1
+        if (t >= 20000) filled += window.size
+      }
+      assert(probed >= 280 * 20 * 0.97, s"estimate $estimate: $probed probes of 5600 allowed")
+      val mean = filled.toDouble / 28000
+      assert(mean >= 40 && mean <= 50, s"estimate $estimate: the window held $mean rows on average (cap 50)")
+    }
   }
 
   test("different seeds shed different rows; partitions draw independently") {

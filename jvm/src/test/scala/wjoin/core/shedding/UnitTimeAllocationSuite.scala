@@ -6,7 +6,7 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 import wjoin.core.shedding.UnitTimeAllocation.{Budgets, Workload}
 
-/** The allocation rule on Kang, Naughton & Viglas's settings (Sec. 5.2, Figs. 5-7) and its N-input generalization. */
+/** The allocation rule on Kang et al.'s settings (Sec. 5.2, Figs. 5-7) and its N-input generalization. */
 class UnitTimeAllocationSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private def close(a: Double, b: Double) = math.abs(a - b) <= 1e-6 * math.max(1.0, math.abs(b))
 
