@@ -2,14 +2,15 @@ package wjoin.core.shedding
 
 /**
  * Each input's arrival rate (rows per second of event time) as the shedding engine sees it:
- * the planner's estimate at first, then a moving average of the counts of the seconds that
- * passed, so the budgets are used fully also when the planner's statistics were assumed or
- * the rates drift.
+ * the planner's estimate until a first second was seen, then a moving average of the counts
+ * of the seconds that passed, so the budgets are used fully also when the planner's
+ * statistics were assumed (they may be off by orders of magnitude) or the rates drift.
  *
  * {{{
  *   at the first arrival of input i in second s (s = floor(t / unitsPerSecond)):
- *     rate_i <- (1 - a) rate_i + a count_i(previous second)      then (1 - a) once per empty second
- *   a = 0.3
+ *     rate_i <- count_i(previous second)                          after the first second seen
+ *     rate_i <- (1 - a) rate_i + a count_i(previous second)      after later ones, a = 0.3,
+ *                                                                 then (1 - a) once per empty second
  * }}}
  *
  * Rows come in merge order, so each input's seconds only move forward.
@@ -22,6 +23,7 @@ final class ArrivalRates(initial: IndexedSeq[Double], unitsPerSecond: Long) {
   private val rate = initial.map(r => math.max(0.0, r)).toArray
   private val second = Array.fill(rate.length)(Long.MinValue)
   private val count = new Array[Long](rate.length)
+  private val measured = new Array[Boolean](rate.length)
 
   /** Counts an arrival of `input` at `time`; true when it is the first of its second. */
   def arrive(input: Int, time: Long): Boolean = {
@@ -29,7 +31,8 @@ final class ArrivalRates(initial: IndexedSeq[Double], unitsPerSecond: Long) {
     val first = s != second(input)
     if (first) {
       if (second(input) != Long.MinValue) {
-        rate(input) = (1 - Weight) * rate(input) + Weight * count(input)
+        rate(input) = if (measured(input)) (1 - Weight) * rate(input) + Weight * count(input) else count(input).toDouble
+        measured(input) = true
         val empty = math.min(64L, s - second(input) - 1)
         if (empty > 0) rate(input) *= math.pow(1 - Weight, empty.toDouble)
       }
