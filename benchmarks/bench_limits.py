@@ -93,7 +93,7 @@ def main():
     for figure in sorted(summary):
         drawn = draw(figure, series[figure], summary[figure], args.out)
         equal = summary[figure]["Equal"]["rate"]
-        print(f"{figure}: {drawn}")
+        print(f"{figure}: {os.path.relpath(drawn, ROOT)}")
         for strategy, s in summary[figure].items():
             print(f"  {strategy:<20} {s['rate']:8.2f}/s  model {s['model']:8.2f}/s  x equal {s['rate'] / equal:5.2f}  "
                   f"peak state {int(s['peak_state'])}")
