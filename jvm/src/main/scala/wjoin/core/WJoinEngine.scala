@@ -24,6 +24,10 @@ import wjoin.core.window.InputWindow
  *   MW          ForwardEvaluation: trigger oldest   Mode 1 sweep  ordered: sweep up to W
  * }}}
  *
+ * With resource limits (Kang et al. Sec. 5.2) the factory builds the shedding variant of
+ * either evaluation instead ([[wjoin.core.shedding.SheddingBackwardEvaluation]],
+ * [[wjoin.core.shedding.SheddingForwardEvaluation]]); the exact engines run no shedding code.
+ *
  * The parts, one file each: [[ProbeEnumerator]] (the depth-first enumeration over the probe
  * order), [[BackwardEvaluation]], [[ForwardEvaluation]], [[CountWindows]] (ROWS windows),
  * [[Refinement]] (GCA / LCA and the bidirectional exclusion), and the windows of the access
