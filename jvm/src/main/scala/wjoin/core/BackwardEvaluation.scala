@@ -36,12 +36,12 @@ package wjoin.core
  * in time order. Rows of the state may be newer than an offered row, so the period is not cut
  * at t, and a probe seeks its period's start (the state spans window + watermark delay).
  *
+ * Not final: [[shedding.SheddingBackwardEvaluation]] is its load-shedding variant.
+ *
  * @param plan   the plan of an NLW-join or HW-join
  * @param filter non-window predicate
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the eager mode)
- *
- * Not final: [[shedding.SheddingBackwardEvaluation]] is its load-shedding variant.
  */
 class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
     extends WJoinEngine(plan, filter, ranges, mode, fromOrigin = false,

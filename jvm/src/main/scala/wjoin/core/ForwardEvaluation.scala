@@ -33,12 +33,12 @@ import wjoin.core.window.TimeSortedBuffer
  * t + horizon(o) <= W. Rows newer than W wait in the state; the swept rows are always a
  * prefix of the merge order. Only the bound differs from batch, not the routine.
  *
+ * Not final: [[shedding.SheddingForwardEvaluation]] is its load-shedding variant.
+ *
  * @param plan   the plan of an MW-join
  * @param filter non-window predicate
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the ordered mode)
- *
- * Not final: [[shedding.SheddingForwardEvaluation]] is its load-shedding variant.
  */
 class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
     extends WJoinEngine(plan, filter, ranges, mode, fromOrigin = true, untilOrigin = false, sliced = true, seek = false) {
