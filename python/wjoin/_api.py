@@ -152,8 +152,45 @@ def _choice(value, argument: str, choices: tuple, error: type) -> str:
     return value
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number_map(value, argument: str) -> dict:
+    """A dict of str -> int/float as given (the JVM checks names and values)."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{argument}: expected a dict, got {type(value).__name__} {value!r}")
+    for key, number in value.items():
+        if not isinstance(key, str) or not _is_number(number):
+            raise TypeError(f"{argument}: keys are strings and values numbers, got {key!r}: {number!r}")
+    return dict(value)
+
+
+def _limits(limits, allocation, seed) -> dict:
+    """limits / allocation / seed as plain data: dicts of numbers, a string, an int (the JVM checks them)."""
+    plain = {}
+    if limits is not None:
+        plain["limits"] = _number_map(limits, "limits")
+    if allocation is not None:
+        if isinstance(allocation, str):
+            plain["allocation"] = allocation
+        elif isinstance(allocation, Mapping) and allocation and all(isinstance(v, Mapping) for v in allocation.values()):
+            plain["allocation"] = {k: _number_map(v, f"allocation[{k!r}]") for k, v in allocation.items()}
+        elif isinstance(allocation, Mapping):
+            plain["allocation"] = _number_map(allocation, "allocation")
+        else:
+            raise TypeError(f"allocation: expected 'auto', 'equal', 'proportional' or a dict input -> share, got "
+                            f"{type(allocation).__name__} {allocation!r}")
+    if seed is not None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed: expected an int, got {type(seed).__name__} {seed!r}")
+        plain["seed"] = seed
+    return plain
+
+
 def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional, access_paths,
-               expiration_interval, how="inner") -> tuple[list[DataFrame], dict]:
+               expiration_interval, how="inner", limits=None, allocation=None, seed=None
+               ) -> tuple[list[DataFrame], dict]:
     """The DataFrames and the W-join's arguments as plain data (names, strings, a bool, a Column),
     keyed like ``wjoin.WJoinArguments.fromMap``; a Connect client would send the same."""
     names, dfs = _inputs(inputs)
@@ -169,7 +206,8 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
         "algorithm": _choice(algorithm, "algorithm", ALGORITHMS, ValueError),
         "window_strategy": _choice(window_strategy, "window_strategy", WINDOW_STRATEGIES, TypeError),
         "bidirectional": bidirectional, "access_paths": _access_paths(access_paths),
-        "expiration_interval": expiration_interval, "how": _choice(how, "how", HOWS, TypeError)}
+        "expiration_interval": expiration_interval, "how": _choice(how, "how", HOWS, TypeError),
+        **_limits(limits, allocation, seed)}
 
 
 def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> DataFrame:
@@ -188,7 +226,7 @@ def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> Data
 
 def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto",
           window_strategy: str = "auto", bidirectional: bool = False, access_paths=None,
-          expiration_interval=None, how: str = "inner") -> DataFrame:
+          expiration_interval=None, how: str = "inner", limits=None, allocation=None, seed=None) -> DataFrame:
     """The W-join of ``inputs``: every combination of one row per input within the window(s).
 
     inputs     list of DataFrames (named by alias, else A, B, C, ...) or dict name -> DataFrame
@@ -216,9 +254,18 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
                combination), "left" (also each anchor row in no combination, NULLs for the other
                inputs' columns), "left_semi" (each anchor row in some combination, once, its own
                columns), "left_anti" (each anchor row in no combination, once: "never completed")
+    limits     resource limits per partition (Kang et al. Sec. 5.2), an approximate
+               inner W-join whose result is a sub-bag of the exact one: {"state_rows": M} (at most
+               M buffered rows, each input's window a random subset within its share) and/or
+               {"probe_rate": mu} (at most mu arriving rows per second of event time probe);
+               shed rows and probes are counted in numShedRows / numShedProbes
+    allocation how the limits are split: "auto" (default: the paper's unit-time model), "equal",
+               "proportional" (to the arrival rates), {input: share}, or
+               {"state_rows": {input: share}, "probe_rate": {input: share}}
+    seed       seed of the random choices (default 0): the same rows on every run
     """
     dfs, arguments = _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional,
-                                access_paths, expiration_interval, how)
+                                access_paths, expiration_interval, how, limits, allocation, seed)
     spark = dfs[0].sparkSession if dfs else SparkSession.getActiveSession()
     if spark is None:
         raise ValueError("inputs: a W-join needs at least 2 inputs, got 0")

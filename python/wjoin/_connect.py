@@ -58,6 +58,19 @@ class WJoinPlan(LogicalPlan):
         for key in ("window", "algorithm", "window_strategy", "access_paths", "expiration_interval", "how"):
             if args.get(key) is not None:
                 setattr(message, key, args[key])
+        if args.get("limits") is not None:
+            message.limits.SetInParent()  # set even when empty: the server rejects an empty map by name
+            message.limits.values.update({k: float(v) for k, v in args["limits"].items()})
+        allocation = args.get("allocation")
+        if isinstance(allocation, str):
+            message.allocation_name = allocation
+        elif allocation is not None and all(isinstance(v, dict) for v in allocation.values()):
+            for budget, shares in allocation.items():
+                message.allocation_per_budget.budgets[budget].values.update({k: float(v) for k, v in shares.items()})
+        elif allocation is not None:
+            message.allocation_shares.values.update({k: float(v) for k, v in allocation.items()})
+        if args.get("seed") is not None:
+            message.seed = args["seed"]
         return message
 
     def plan(self, session) -> spark_proto.Relation:

@@ -47,7 +47,8 @@ object WJoin extends PredicateHelper {
       strategyName: String = "auto",
       bothDirections: Boolean = false,
       access: AccessOptions = AccessOptions(),
-      howName: String = "inner") {
+      howName: String = "inner",
+      limitsArg: LimitsArgument = LimitsArgument()) {
     /** Equi-join on columns present in every input; each appears once in the output. */
     def on(columns: String*): Builder = copy(onColumns = onColumns ++ columns)
     /** A boolean condition over the inputs' columns (AND-ed with earlier ones). */
@@ -83,9 +84,21 @@ object WJoin extends PredicateHelper {
     /** Lazy expiration interval tau: "0" (eager, default), "auto" or a length ("5 seconds", 10). */
     def expirationInterval(tau: String): Builder = copy(access = access.copy(expiration = tau))
 
+    /**
+     * Resource limits per partition (Kang et al. Sec. 5.2): `Map("state_rows" -> M)`
+     * and / or `"probe_rate" -> mu`; the result is then a sub-bag of the exact W-join.
+     */
+    def limits(values: Map[String, Any]): Builder = copy(limitsArg = limitsArg.copy(limits = Some(values)))
+    /** How the limits are split: "auto" (default), "equal", "proportional". */
+    def allocation(name: String): Builder = copy(limitsArg = limitsArg.copy(allocation = Some(name)))
+    /** Fixed shares: `Map("A" -> 0.8, "B" -> 0.2)`, or one map per budget under "state_rows" / "probe_rate". */
+    def allocation(shares: Map[String, Any]): Builder = copy(limitsArg = limitsArg.copy(allocation = Some(shares)))
+    /** The seed of the shedding's random choices (default 0). */
+    def seed(value: Long): Builder = copy(limitsArg = limitsArg.copy(seed = Some(value)))
+
     def toDF: DataFrame = create(inputs.asJava, names.asJava, onColumns.asJava, onCondition.orNull,
       timeColumns.asJava, window.orNull, windowTerms.orNull, algorithmName, strategyName, bothDirections,
-      access.paths, access.expiration, howName)
+      access.paths, access.expiration, howName, limitsArg)
   }
 
   /**
@@ -171,6 +184,7 @@ object WJoin extends PredicateHelper {
    *                       predicate, anything but scan under nlw) fail here.
    * @param expirationInterval see [[Builder.expirationInterval]]; null means eager
    * @param how         "inner", "left", "left_semi" or "left_anti" ([[JoinHow]]); null means inner
+   * @param limits      resource limits, allocation and seed ([[LimitsArgument]]); empty: exact
    */
   def create(
       inputs: java.util.List[DataFrame],
@@ -185,7 +199,8 @@ object WJoin extends PredicateHelper {
       bidirectional: Boolean,
       accessPaths: String,
       expirationInterval: String,
-      how: String = "inner"): DataFrame = {
+      how: String = "inner",
+      limits: LimitsArgument = LimitsArgument()): DataFrame = {
     val dfs = inputs.asScala.toSeq
     val inputNames = names.asScala.toSeq
     val n = dfs.size
@@ -203,7 +218,7 @@ object WJoin extends PredicateHelper {
     val access = AccessOptions(Option(accessPaths).getOrElse("auto"), Option(expirationInterval).getOrElse("0"))
     val df = SparkBridge.toDataFrame(spark, plan(plans, inputNames, onColumns.asScala.toSeq, condition,
       timeColumns.asScala.toSeq, Option(window), Option(windows), algorithm, windowStrategy, bidirectional, access,
-      Option(how).getOrElse("inner")))
+      Option(how).getOrElse("inner"), limits))
     if (access != AccessOptions()) // forced paths are checked against the analyzed condition now
       SparkBridge.analyzedPlan(df).foreach { case w: WindowJoin => WindowJoinPlanner.choose(w); case _ => }
     df
@@ -227,6 +242,7 @@ object WJoin extends PredicateHelper {
    * @param bidirectional  only DWINDOW terms: Union(path, reversed path excluding the path)
    * @param access      access paths and expiration interval (Kang et al.; Golab & Özsu)
    * @param how         "inner", "left", "left_semi" or "left_anti" (the first input is the anchor)
+   * @param limits      resource limits (Kang et al. Sec. 5.2), checked here
    * @return the [[WindowJoin]] (a Union of two for `bidirectional`), under a Filter for Python
    *         UDFs over several inputs and a Project that keeps each `onColumns` column once,
    *         when there are such
@@ -243,10 +259,17 @@ object WJoin extends PredicateHelper {
       windowStrategy: String = "auto",
       bidirectional: Boolean = false,
       access: AccessOptions = AccessOptions(),
-      how: String = "inner"): LogicalPlan = {
+      how: String = "inner",
+      limits: LimitsArgument = LimitsArgument()): LogicalPlan = {
     val n = plans.size
     requireInputNames(inputNames, n, algorithm)
     val joinHow = JoinHow.parseOrFail(how)
+    val resourceLimits = limits.resolve(inputNames)
+    require(resourceLimits.isEmpty || !joinHow.anchored, s"limits approximate the inner W-join only: under how=" +
+      s"'$joinHow' a shed row could turn a matched ${inputNames.head} row into an unmatched one; use how='inner' " +
+      "or drop limits")
+    require(resourceLimits.isEmpty || !plans.exists(_.isStreaming), "limits: a streaming W-join cannot shed load " +
+      "yet (the budgets are applied to batch W-joins); drop limits for streaming inputs")
     require(!(bidirectional && joinHow.anchored), s"how='$joinHow' decides each row of ${inputNames.head} once over " +
       "one path; bidirectional=true joins two (the path and its reverse): use how='inner' with bidirectional, or " +
       "drop bidirectional")
@@ -304,7 +327,7 @@ object WJoin extends PredicateHelper {
     val accessSpec = access.parse(inputNames, integral) // a bad length or path fails here
     val spec = WindowSpec(terms, matrix, integral, strategy)
     val forward = WindowJoin(children, inputNames, times, condition, spec, Algorithm.parse(algorithm), output,
-      accessSpec, joinHow)
+      accessSpec, joinHow, resourceLimits)
     val join = if (!bidirectional) forward else {
       val backward = reversedPath(terms, inputNames, spec)
       Union(Seq(forward, forward.copy(windows = backward)))

@@ -32,6 +32,7 @@ object TimeArgument {
  * @param accessPaths        "auto", "cost", "A:hash, B:ttree", "auto, C:scan"; None: "auto"
  * @param expirationInterval "0" (eager), "auto" or a length; None: eager
  * @param how                "inner", "left", "left_semi" or "left_anti" ([[JoinHow]])
+ * @param limits             resource limits, allocation and seed as given ([[LimitsArgument]])
  */
 final case class WJoinArguments(
     names: Option[Seq[String]] = None,
@@ -45,7 +46,8 @@ final case class WJoinArguments(
     bidirectional: Boolean = false,
     accessPaths: Option[String] = None,
     expirationInterval: Option[String] = None,
-    how: String = "inner") {
+    how: String = "inner",
+    limits: LimitsArgument = LimitsArgument()) {
 
   /** The W-join of `inputs`; IllegalArgumentException naming the argument, input or term at fault. */
   def toDF(inputs: Seq[DataFrame]): DataFrame = {
@@ -54,7 +56,7 @@ final case class WJoinArguments(
     WJoin.requireInputNames(inputNames, inputs.size, algorithm)
     WJoin.create(inputs.asJava, inputNames.asJava, onColumns.asJava, onCondition.orNull,
       timeColumns(inputNames).asJava, window.orNull, windows.map(_.mkString(" AND ")).orNull, algorithm,
-      windowStrategy, bidirectional, accessPaths.orNull, expirationInterval.orNull, how)
+      windowStrategy, bidirectional, accessPaths.orNull, expirationInterval.orNull, how, limits)
   }
 
   /** The time columns as [[WJoin.create]] takes them: none, one for all, or one per input. */
@@ -90,14 +92,15 @@ object WJoinArguments {
   }).asJava
 
   private val Keys = Set("names", "on", "condition", "time", "window", "windows", "algorithm", "window_strategy",
-    "bidirectional", "access_paths", "expiration_interval", "how")
+    "bidirectional", "access_paths", "expiration_interval", "how", "limits", "allocation", "seed")
 
   /**
    * The arguments from a map of plain data, keyed by the Python argument names (what py4j
    * makes of a dict: lists are java.util.List, dicts java.util.Map, None is null or absent):
    * `names` (list), `on` (list of column names), `condition` (Column), `time` (a name, a list
    * per input or a map input -> column), `window` (text), `windows` (list of terms), `algorithm`,
-   * `window_strategy`, `bidirectional` (boolean), `access_paths`, `expiration_interval`, `how` (text).
+   * `window_strategy`, `bidirectional` (boolean), `access_paths`, `expiration_interval`, `how` (text),
+   * `limits` (map), `allocation` (text or map), `seed` (number): see [[LimitsArgument]].
    */
   def fromMap(arguments: java.util.Map[String, AnyRef]): WJoinArguments = {
     val args = arguments.asScala.toMap.filter(_._2 != null)
@@ -130,6 +133,7 @@ object WJoinArguments {
         .getOrElse(false),
       accessPaths = text("access_paths"),
       expirationInterval = text("expiration_interval"),
-      how = text("how").getOrElse("inner"))
+      how = text("how").getOrElse("inner"),
+      limits = LimitsArgument(args.get("limits"), args.get("allocation"), args.get("seed")))
   }
 }

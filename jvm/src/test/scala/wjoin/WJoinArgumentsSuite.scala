@@ -28,6 +28,22 @@ class WJoinArgumentsSuite extends AnyFunSuite with SharedSparkSession {
     assert(joined.count() > 0)
   }
 
+  test("limits, allocation and seed as plain data (java maps and boxed numbers, as py4j sends them)") {
+    val limits = java.util.Map.of[String, AnyRef]("state_rows", Integer.valueOf(4), "probe_rate", java.lang.Double.valueOf(0.5))
+    val perBudget = java.util.Map.of[String, AnyRef]("state_rows", java.util.Map.of("A", Integer.valueOf(1)),
+      "probe_rate", java.util.Map.of("b", java.lang.Double.valueOf(2.0)))
+    val args = fromMap("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3",
+      "limits" -> limits, "allocation" -> perBudget, "seed" -> java.lang.Long.valueOf(9))
+    val resolved = args.limits.resolve(Seq("A", "B")).get
+    assert(resolved.stateRows.contains(4L) && resolved.probeRate.contains(0.5) && resolved.seed == 9L)
+    assert(resolved.allocation == wjoin.core.shedding.Allocation.Shares(IndexedSeq(1.0, 0.0), IndexedSeq(0.0, 1.0)))
+    val df = args.toDF(Seq(a, b))
+    val exact = fromMap("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3").toDF(Seq(a, b))
+    assert(df.count() <= exact.count())
+    assert(error(fromMap("limits" -> limits, "allocation" -> java.lang.Integer.valueOf(3), "window" -> "3",
+      "time" -> java.util.List.of("ts", "seen")).toDF(Seq(a, b))).contains("allocation: expected \"auto\""))
+  }
+
   test("time per input: by position or by input name, every input once") {
     def build(time: TimeArgument, names: Seq[String] = Seq("A", "B")): DataFrame =
       WJoinArguments(names = Some(names), onColumns = Seq("k"), time = time, window = Some("2")).toDF(Seq(a, b))

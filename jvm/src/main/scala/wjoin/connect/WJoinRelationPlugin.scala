@@ -73,6 +73,19 @@ object WJoinRelationPlugin {
    * Python API's dict): unset fields are absent; `how` is passed on when set, so a server
    * whose arguments do not know it rejects it by name instead of ignoring it.
    */
+  /** The allocation as the Python API gives it: a name, a map input -> share, or a map per budget. */
+  private def allocationOf(m: WJoinRelation): Option[AnyRef] = m.getAllocationCase match {
+    case WJoinRelation.AllocationCase.ALLOCATION_NAME => Some(m.getAllocationName)
+    case WJoinRelation.AllocationCase.ALLOCATION_SHARES =>
+      Some(new java.util.LinkedHashMap[String, java.lang.Double](m.getAllocationShares.getValuesMap))
+    case WJoinRelation.AllocationCase.ALLOCATION_PER_BUDGET =>
+      val perBudget = new java.util.LinkedHashMap[String, AnyRef]()
+      m.getAllocationPerBudget.getBudgetsMap.asScala.foreach { case (budget, shares) =>
+        perBudget.put(budget, new java.util.LinkedHashMap[String, java.lang.Double](shares.getValuesMap)) }
+      Some(perBudget)
+    case _ => None
+  }
+
   def arguments(m: WJoinRelation, condition: Option[AnyRef]): Map[String, AnyRef] = {
     def list(values: java.util.List[String]): java.util.List[String] = new java.util.ArrayList(values)
     val time: Option[AnyRef] = m.getTimeCase match {
@@ -96,7 +109,10 @@ object WJoinRelationPlugin {
       "bidirectional" -> Some(java.lang.Boolean.valueOf(m.getBidirectional)),
       "access_paths" -> Option.when(m.hasAccessPaths)(m.getAccessPaths),
       "expiration_interval" -> Option.when(m.hasExpirationInterval)(m.getExpirationInterval),
-      "how" -> Option.when(m.hasHow)(m.getHow)
+      "how" -> Option.when(m.hasHow)(m.getHow),
+      "limits" -> Option.when(m.hasLimits)(new java.util.LinkedHashMap[String, java.lang.Double](m.getLimits.getValuesMap)),
+      "allocation" -> allocationOf(m),
+      "seed" -> Option.when(m.hasSeed)(java.lang.Long.valueOf(m.getSeed))
     ).collect { case (key, Some(value)) => key -> value }.toMap
   }
 }

@@ -36,12 +36,14 @@ package wjoin.core
  * in time order. Rows of the state may be newer than an offered row, so the period is not cut
  * at t, and a probe seeks its period's start (the state spans window + watermark delay).
  *
+ * Not final: [[shedding.SheddingBackwardEvaluation]] is its load-shedding variant.
+ *
  * @param plan   the plan of an NLW-join or HW-join
  * @param filter non-window predicate
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the eager mode)
  */
-final class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
+class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
     extends WJoinEngine(plan, filter, ranges, mode, fromOrigin = false,
       untilOrigin = mode == EngineMode.Batch, sliced = false, seek = mode != EngineMode.Batch) {
   require(!plan.forward, "backward evaluation runs the NLW-join and the HW-join")
@@ -51,12 +53,18 @@ final class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: Ra
   private var evictedUpTo = Long.MinValue
 
   def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
+    val s = arriveRow(input, time, row)
+    probe.start(input, time, key, s)
+    store(input, time, key, s)
+  }
+
+  /** Counts the arrival and evicts what it puts out of reach; returns the row as stored. */
+  protected final def arriveRow(input: Int, time: Long, row: AnyRef): AnyRef = {
     arrival(input, time)
     stats.rowsIn(input) += 1
     val s = stored(row)
     if (tau == 0 || complete == Long.MinValue || complete - tau >= evictedUpTo) evictExpired(complete)
-    probe.start(input, time, key, s)
-    store(input, time, key, s)
+    s
   }
 
   def countOnly(input: Int, time: Long): Unit = {

@@ -33,12 +33,14 @@ import wjoin.core.window.TimeSortedBuffer
  * t + horizon(o) <= W. Rows newer than W wait in the state; the swept rows are always a
  * prefix of the merge order. Only the bound differs from batch, not the routine.
  *
+ * Not final: [[shedding.SheddingForwardEvaluation]] is its load-shedding variant.
+ *
  * @param plan   the plan of an MW-join
  * @param filter non-window predicate
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the ordered mode)
  */
-final class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
+class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
     extends WJoinEngine(plan, filter, ranges, mode, fromOrigin = true, untilOrigin = false, sliced = true, seek = false) {
   require(plan.forward, "forward evaluation runs the MW-join")
   /** Every buffered row in merge order (rows hold the input index). */
@@ -47,11 +49,19 @@ final class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: Ran
   private var sweeping = -1
 
   def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
-    arrive(input, time)
-    stats.rowsIn(input) += 1
+    arriveRow(input, time)
     arrivals.append(time, Integer.valueOf(input))
     store(input, time, key, stored(row))
   }
+
+  /** Counts the arrival (every row that will be swept, and every shed row). */
+  protected final def arriveRow(input: Int, time: Long): Unit = {
+    arrive(input, time)
+    stats.rowsIn(input) += 1
+  }
+
+  /** Mode 2 from the oldest row of `o` (at t): the combinations it is the oldest member of. */
+  protected def sweep(o: Int, t: Long): Unit = probe.start(o, t, windows(o).oldestKey, windows(o).oldestRow)
 
   def countOnly(input: Int, time: Long): Unit = {
     require(counts != null, "countOnly is for count-based (ROWS) windows")
@@ -74,7 +84,7 @@ final class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: Ran
       val t = arrivals.oldestTime
       if (WindowMatrix.add(t, horizon(o)) > complete && !(counts != null && counts.countedOut(o, windows(o)))) return false
       sweeping = o
-      probe.start(o, t, windows(o).oldestKey, windows(o).oldestRow)
+      sweep(o, t)
     }
     false
   }

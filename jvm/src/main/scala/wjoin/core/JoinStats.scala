@@ -14,6 +14,10 @@ final class JoinStats(n: Int) {
   var evicted: Long = 0
   var buffered: Long = 0
   var peakBuffered: Long = 0
+  /** Load shedding ([[wjoin.core.shedding]]): arriving rows not kept in their window. */
+  var shedRows: Long = 0
+  /** Load shedding: arriving rows that did not probe the other windows. */
+  var shedProbes: Long = 0
 
   /**
    * Zeroes the counters of one run (not `buffered`, the windows' size): a streaming engine
@@ -22,6 +26,7 @@ final class JoinStats(n: Int) {
   def resetCounters(): Unit = {
     java.util.Arrays.fill(rowsIn, 0L)
     results = 0; comparisons = 0; predicateEvals = 0; refineRejections = 0; excluded = 0; evicted = 0
+    shedRows = 0; shedProbes = 0
     peakBuffered = buffered
   }
 }

@@ -1,5 +1,6 @@
 package wjoin.core
 
+import wjoin.core.shedding.{SheddingBackwardEvaluation, SheddingForwardEvaluation, ShedPlan}
 import wjoin.core.window.InputWindow
 
 /**
@@ -22,6 +23,10 @@ import wjoin.core.window.InputWindow
  *   NLW, HW     BackwardEvaluation: trigger newest  offer order   eager: state preloaded
  *   MW          ForwardEvaluation: trigger oldest   Mode 1 sweep  ordered: sweep up to W
  * }}}
+ *
+ * With resource limits (Kang et al. Sec. 5.2) the factory builds the shedding variant of
+ * either evaluation instead ([[wjoin.core.shedding.SheddingBackwardEvaluation]],
+ * [[wjoin.core.shedding.SheddingForwardEvaluation]]); the exact engines run no shedding code.
  *
  * The parts, one file each: [[ProbeEnumerator]] (the depth-first enumeration over the probe
  * order), [[BackwardEvaluation]], [[ForwardEvaluation]], [[CountWindows]] (ROWS windows),
@@ -151,14 +156,25 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
 }
 
 object WJoinEngine {
-  /** The engine of the plan's algorithm (NLW / HW: backward, MW: forward) in `mode`. */
-  def apply(plan: EnginePlan, filter: TupleFilter, mode: EngineMode, ranges: RangeValues): WJoinEngine =
-    if (plan.forward) new ForwardEvaluation(plan, filter, ranges, mode)
-    else new BackwardEvaluation(plan, filter, ranges, mode)
+  /**
+   * The engine of the plan's algorithm (NLW / HW: backward, MW: forward) in `mode`; with a
+   * `shed` plan (the query has resource limits), its load-shedding variant, whose random
+   * choices are seeded by the plan's seed, `partition` and `batch`.
+   */
+  def apply(plan: EnginePlan, filter: TupleFilter, mode: EngineMode, ranges: RangeValues,
+      shed: Option[ShedPlan] = None, partition: Int = 0, batch: Long = 0L): WJoinEngine = shed match {
+    case None =>
+      if (plan.forward) new ForwardEvaluation(plan, filter, ranges, mode)
+      else new BackwardEvaluation(plan, filter, ranges, mode)
+    case Some(s) =>
+      if (plan.forward) new SheddingForwardEvaluation(plan, filter, ranges, mode, s, partition, batch)
+      else new SheddingBackwardEvaluation(plan, filter, ranges, mode, s, partition, batch)
+  }
 
-  /** A batch W-join: the whole input is offered, then finish(). */
-  def batch(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None): WJoinEngine =
-    apply(plan, filter, EngineMode.Batch, ranges)
+  /** A batch W-join: the whole input is offered, then finish(); `shed`: under resource limits. */
+  def batch(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None,
+      shed: Option[ShedPlan] = None, partition: Int = 0): WJoinEngine =
+    apply(plan, filter, EngineMode.Batch, ranges, shed, partition)
 
   /**
    * One micro-batch of a streaming W-join with eviction watermark `watermark` (W, in time

@@ -61,12 +61,13 @@ trait BaseWindowJoinExec extends SparkPlan {
    * Each input's order: event time. An input with a ROWS window also orders rows of equal
    * time by its other (orderable) columns, so which of them "arrived" last, and so which are
    * in the window, does not depend on how Spark shuffled them; identical rows are
-   * interchangeable, so the result is deterministic.
+   * interchangeable, so the result is deterministic. Under resource limits every input does,
+   * so the seeded random choices meet the rows in the same order on every run.
    */
   protected def arrivalOrdering: Seq[Seq[SortOrder]] = {
     val limits = windows.rowLimits
     timeColumns.indices.map { i =>
-      val tieBreak = if (limits(i) == StreamRows.NoLimit) Nil
+      val tieBreak = if (limits(i) == StreamRows.NoLimit && planned.shed.isEmpty) Nil
         else children(i).output.filter(a => a.semanticHash() != timeColumns(i).semanticHash() &&
           RowOrdering.isOrderable(a.dataType)).map(a => SortOrder(a, Ascending))
       SortOrder(timeColumns(i), Ascending) +: tieBreak
@@ -84,6 +85,7 @@ trait BaseWindowJoinExec extends SparkPlan {
       s"windows=${windows.describe(inputNames)}" +
       (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
       s", window strategy=${enginePlan.describeStrategy(inputNames, windows.render)}" +
-      s", probe order=[${enginePlan.describe(inputNames)}], " + access.describe(inputNames, enginePlan.forward)
+      s", probe order=[${enginePlan.describe(inputNames)}], " + access.describe(inputNames, enginePlan.forward) +
+      planned.shed.fold("")(s => s", limits=[${s.describe(inputNames)}]")
   }
 }

@@ -4,6 +4,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.{JoinHow, TimeBands, WJoinEngine}
+import wjoin.core.shedding.ShedPlan
 
 /**
  * Runs one partition of a batch W-join: the [[InputMerger]] merges the N time-sorted inputs
@@ -24,15 +25,17 @@ import wjoin.core.{JoinHow, TimeBands, WJoinEngine}
  * @param how     what is emitted; left, left_semi and left_anti run [[AnchoredPartition]]
  *                (never banded: an anchor row replicated to several bands would be decided
  *                in each), inner this class's own iterator
+ * @param shed    resource limits: the budgets of each partition (its engine is the shedding
+ *                variant, seeded with the partition index)
  */
 class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Option[TimeBands] = None,
-    how: JoinHow = JoinHow.Inner) extends Serializable {
+    how: JoinHow = JoinHow.Inner, shed: Option[ShedPlan] = None) extends Serializable {
   require(!(how.anchored && bands.isDefined), s"a '$how' W-join decides each anchor row in one partition: no time bands")
   private def plan = codec.plan
 
   /** The engine of one partition: the one place a batch engine is built. */
   private def newEngine(partitionIndex: Int, combined: CombinedRow): WJoinEngine =
-    WJoinEngine.batch(plan, codec.tupleFilter(partitionIndex, combined), codec.rangeValues())
+    WJoinEngine.batch(plan, codec.tupleFilter(partitionIndex, combined), codec.rangeValues(), shed, partitionIndex)
 
   def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
     val combined = codec.combinedRow()

@@ -96,7 +96,7 @@ case class WindowJoinExec(
     val inputs = children.map(_.execute())
     val typed = joinMetrics
     if (!banded) {
-      val evaluator = new WindowJoinEvaluator(rowCodec(), typed, how = how)
+      val evaluator = new WindowJoinEvaluator(rowCodec(), typed, how = how, shed = planned.shed)
       return new ZippedPartitionsNRDD[InternalRow, InternalRow](inputs, evaluator.eval)
     }
     val times = children.indices.map(i => TimeColumn.of(children(i).output, timeColumns(i).asInstanceOf[Attribute]))
@@ -108,7 +108,7 @@ case class WindowJoinExec(
     }
     val sorted = children.indices.map(i => TimeBandShuffle.partition(inputs(i), i, children(i).output,
       timeColumns(i).asInstanceOf[Attribute], bands, timeBands, typed))
-    val evaluator = new WindowJoinEvaluator(rowCodec(), typed, bands = Some(bands))
+    val evaluator = new WindowJoinEvaluator(rowCodec(), typed, bands = Some(bands), shed = planned.shed)
     new ZippedPartitionsNRDD[InternalRow, InternalRow](sorted, evaluator.eval)
   }
 

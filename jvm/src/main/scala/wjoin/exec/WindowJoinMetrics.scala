@@ -42,6 +42,8 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numComparisons: SQLMetric = all(Comparisons.key)
   val numPredicateEvals: SQLMetric = all(PredicateEvals.key)
   val numRefineRejections: SQLMetric = all(RefineRejections.key)
+  val numShedRows: SQLMetric = all(ShedRows.key)
+  val numShedProbes: SQLMetric = all(ShedProbes.key)
   /** Per input, numInputRows<i>. */
   val numInputRowsOf: IndexedSeq[SQLMetric] = (0 until n).map(i => all(StreamingStatistics.inputRowsMetric(i)))
   // Batch only.
@@ -83,6 +85,8 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
     numComparisons += s.comparisons
     numPredicateEvals += s.predicateEvals
     numRefineRejections += s.refineRejections
+    numShedRows += s.shedRows
+    numShedProbes += s.shedProbes
     if (!banded) {
       numInputRows += input.rowsRead
       // Streaming plans the next batch from every row an input brought; batch reports joinable rows.
@@ -120,6 +124,8 @@ object WindowJoinMetrics {
   val PredicateEvals = Declared("numPredicateEvals", "predicate evaluations")
   val RefineRejections =
     Declared("numRefineRejections", "candidates of the GCA / LCA periods rejected by the true windows")
+  val ShedRows = Declared("numShedRows", "resource limits: arriving rows not kept in their window")
+  val ShedProbes = Declared("numShedProbes", "resource limits: arriving rows that did not probe")
   val PeakBufferedRows = Declared("peakBufferedRows", "peak buffered rows (sum over tasks)")
   val JoinTime = Declared("joinTime", "W-join time incl. downstream")
   val TimeBands = Declared("numTimeBands", "time bands")
@@ -135,7 +141,8 @@ object WindowJoinMetrics {
   def stateRows(i: Int): String = s"numStateRows$i"
 
   /** The counters both modes have, besides numOutputRows (Spark's own in streaming). */
-  private val common = Seq(InputRows, NullRows, EvictedRows, Comparisons, PredicateEvals, RefineRejections)
+  private val common = Seq(InputRows, NullRows, EvictedRows, Comparisons, PredicateEvals, RefineRejections, ShedRows,
+    ShedProbes)
   /** The batch-only counters (joinTime is a timing). */
   private val batchOnly = Seq(PeakBufferedRows, TimeBands, ReplicatedRows, ForeignCombinations, ExcludedCombinations)
 

@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
+import wjoin.core.shedding.ResourceLimits
 import wjoin.core.{Algorithm, Durations, JoinHow, StreamRows, WindowMatrix, WindowStrategy, WindowTerm}
 
 /**
@@ -71,6 +72,8 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  *                    NULLs for the others (whose columns are then nullable); left_semi /
  *                    left_anti, each first-input row in some / no combination, its own columns
  *                    only ([[WindowJoin.outputOf]])
+ * @param limits      resource limits (inner W-join, batch): then a sub-bag of the bag above,
+ *                    shed as [[wjoin.core.shedding.ShedPlan]] says (Kang et al. Sec. 5.2)
  */
 case class WindowJoin(
     children: Seq[LogicalPlan],
@@ -81,7 +84,8 @@ case class WindowJoin(
     algorithm: Option[Algorithm],
     outputColumns: Seq[Attribute],
     access: AccessSpec,
-    how: JoinHow = JoinHow.Inner) extends LogicalPlan {
+    how: JoinHow = JoinHow.Inner,
+    limits: Option[ResourceLimits] = None) extends LogicalPlan {
 
   /**
    * The output columns; a left W-join's columns of the other inputs are nullable. That is
@@ -104,7 +108,8 @@ case class WindowJoin(
     s"WindowJoin ${if (how.anchored) s"$how " else ""}${algorithmName}${if (windows.strategy == WindowStrategy.Auto) "" else s" ${windows.strategy}"}, inputs=[${inputNames.mkString(", ")}], " +
       s"time=[${timeColumns.map(_.sql).mkString(", ")}], windows=${windows.describe(inputNames)}" +
       condition.map(c => s", condition=${c.sql}").getOrElse("") +
-      (if (access.isDefault) "" else s", ${access.describe(inputNames, windows.integralTime)}")
+      (if (access.isDefault) "" else s", ${access.describe(inputNames, windows.integralTime)}") +
+      limits.fold("")(l => s", limits=[${l.describe(inputNames)}]")
 
   /** The algorithm's name as the user gives it: "auto", "nlw", "hw" or "mw". */
   def algorithmName: String = algorithm.fold("auto")(_.name)

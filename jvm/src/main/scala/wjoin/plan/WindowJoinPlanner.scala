@@ -6,6 +6,7 @@ import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, TimeBands}
 import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, AccessRequest, PredicateGraph}
+import wjoin.core.shedding.ShedPlan
 
 /**
  * Every planning decision of a W-join, batch or streaming, made from the logical
@@ -81,9 +82,10 @@ object WindowJoinPlanner {
    * @param access    access paths, range predicates, probe orders, expiration interval
    * @param timeBands batch without a hash partitioning: the most time bands (partitions), >= 1;
    *                  1 = one partition. Always 1 for streams and with hash partitioning.
+   * @param shed      with resource limits: each partition's budgets ([[ShedPlanning]])
    */
   final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression],
-      access: PlannedAccess, timeBands: Int = 1) {
+      access: PlannedAccess, timeBands: Int = 1, shed: Option[ShedPlan] = None) {
     require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
     /** Rows are put into per-key buckets: a key exists and the algorithm is not NLW-join. */
     def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
@@ -97,13 +99,14 @@ object WindowJoinPlanner {
    * @param windows    the window constraints and their closed matrix
    * @param algorithm  the chosen algorithm (never auto)
    * @param access     access path per input, range predicates, probe orders, expiration interval
+   * @param shed       with resource limits: each partition's budgets
    */
   final case class PlannedJoin(inputNames: Seq[String], windows: WindowSpec, algorithm: Algorithm,
-      access: PlannedAccess)
+      access: PlannedAccess, shed: Option[ShedPlan] = None)
 
   /** What an exec node of `w` carries for `choice`. */
   def planned(w: WindowJoin, choice: JoinChoice): PlannedJoin =
-    PlannedJoin(w.inputNames, w.windows, choice.algorithm, choice.access)
+    PlannedJoin(w.inputNames, w.windows, choice.algorithm, choice.access, choice.shed)
 
   /** The algorithm of `w`: the one asked for, else the auto rule (see the object comment). */
   def algorithmOf(w: WindowJoin, hasKey: Boolean): Algorithm =
@@ -138,9 +141,11 @@ object WindowJoinPlanner {
       scanOnly = algorithm == Algorithm.NLW, w.access.expiration.interval, forwardUpper = forwardUpper,
       graph = Some(graph))
     val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
+    val shed = w.limits.map(ShedPlanning.plan(w, _, stats, w.windows.partitionedBy(analysis.keys),
+      SQLConf.get.numShufflePartitions))
     JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
       PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,
-        w.windows.integralTime, graph))
+        w.windows.integralTime, graph), shed = shed)
   }
 
   /**
@@ -199,6 +204,7 @@ object WindowJoinPlanner {
    */
   def describe(w: WindowJoin): String = {
     val choice = choose(w)
-    s", algorithm=${choice.algorithm.name}, " + choice.access.describe(w.inputNames, forward = choice.algorithm == Algorithm.MW)
+    s", algorithm=${choice.algorithm.name}, " + choice.access.describe(w.inputNames, forward = choice.algorithm == Algorithm.MW) +
+      choice.shed.fold("")(s => s", limits=[${s.describe(w.inputNames)}]")
   }
 }

@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.BuildVersions
-import wjoin.connect.proto.{InputColumn, InputColumns, StringList, WJoinRelation}
+import wjoin.connect.proto.{BudgetShares, InputColumn, InputColumns, NumberMap, StringList, WJoinRelation}
 
 /** The Connect message becomes the plain map the classic API passes (end to end: tests/on_connect). */
 class WJoinRelationPluginSuite extends AnyFunSuite {
@@ -39,6 +39,20 @@ class WJoinRelationPluginSuite extends AnyFunSuite {
     assert(WJoinRelationPlugin.arguments(WJoinRelation.newBuilder().setTimeColumn("ts").build(), None)("time") == "ts")
     val perInput = WJoinRelation.newBuilder().setTimePerInput(strings("a", "b")).build()
     assert(WJoinRelationPlugin.arguments(perInput, None)("time") == List("a", "b").asJava)
+  }
+
+  test("limits, allocation and seed become the map's limits / allocation / seed; an empty limits map is passed on") {
+    val limits = NumberMap.newBuilder().putValues("state_rows", 10.0).putValues("probe_rate", 2.5).build()
+    val shares = BudgetShares.newBuilder().putBudgets("state_rows", NumberMap.newBuilder().putValues("A", 1.0).build()).build()
+    val args = WJoinRelationPlugin.arguments(WJoinRelation.newBuilder().setLimits(limits).setAllocationPerBudget(shares)
+      .setSeed(7).build(), None)
+    assert(args("limits") == Map("state_rows" -> 10.0, "probe_rate" -> 2.5).asJava)
+    assert(args("allocation") == Map("state_rows" -> Map("A" -> 1.0).asJava).asJava)
+    assert(args("seed") == java.lang.Long.valueOf(7))
+    val named = WJoinRelationPlugin.arguments(WJoinRelation.newBuilder().setAllocationName("equal").build(), None)
+    assert(named("allocation") == "equal" && !named.contains("limits") && !named.contains("seed"))
+    val empty = WJoinRelationPlugin.arguments(WJoinRelation.newBuilder().setLimits(NumberMap.newBuilder()).build(), None)
+    assert(empty("limits") == Map.empty[String, java.lang.Double].asJava)
   }
 
   test("the client's version must be the jar's; the jar's Spark minor release the running one") {

@@ -36,7 +36,7 @@ final case class WindowShape(rows: Double, bucketSize: Double = 1.0, nodeSize: I
 final case class InputLoad(rate: Double, window: WindowShape, probeRate: Option[Double] = None)
 
 /**
- * Kang et al.'s unit-time cost model (Kang, Naughton & Viglas, Sec. 4): the work per unit of
+ * Kang et al.'s unit-time cost model (Kang et al., Sec. 4): the work per unit of
  * time, split into independent join directions (Eq. 2). The direction into window W costs
  *
  * {{{

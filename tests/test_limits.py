@@ -1,0 +1,86 @@
+"""limits= / allocation= / seed=: the resource-limited (approximate) W-join of Kang, Naughton &
+Viglas Sec. 5.2. The result is a sub-bag of the exact W-join, the same for the same seed; the
+shares show in EXPLAIN; bad values fail before any job runs."""
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import wjoin
+from helpers import job_counter, rows_of
+from test_differential import make_inputs
+
+
+@pytest.fixture(scope="module")
+def three(spark):
+    return make_inputs(spark, 21, 3, keys=[1, 2], span=60, w=4)
+
+
+def sub_bag(small, big) -> bool:
+    return not (Counter(small) - Counter(big))
+
+
+LIMITS = [{"state_rows": 6}, {"probe_rate": 0.5}, {"state_rows": 4, "probe_rate": 1}]
+ALLOCATIONS = ["auto", "equal", "proportional", {"A": 3, "B": 1, "C": 0},
+               {"state_rows": {"A": 1, "B": 1, "C": 1}, "probe_rate": {"C": 1}}]
+
+
+@pytest.mark.parametrize("algorithm", ["nlw", "hw", "mw"])
+@pytest.mark.parametrize("limits", LIMITS)
+def test_sub_bag_of_the_exact_w_join_and_deterministic(three, algorithm, limits):
+    args = dict(on="k", time="ts", window=4, algorithm=algorithm)
+    exact = rows_of(wjoin.wjoin(three, **args))
+    assert exact
+    for allocation in ALLOCATIONS:
+        got = rows_of(wjoin.wjoin(three, limits=limits, allocation=allocation, seed=5, **args))
+        assert sub_bag(got, exact), allocation
+        assert len(got) < len(exact), f"{limits} {allocation} shed nothing"
+        assert rows_of(wjoin.wjoin(three, limits=limits, allocation=allocation, seed=5, **args)) == got
+
+
+@given(seed=st.integers(0, 1000), state_rows=st.integers(0, 30), probe_rate=st.one_of(st.none(), st.floats(0, 4)),
+       keyed=st.booleans())
+def test_property_random_inputs_and_limits(spark, seed, state_rows, probe_rate, keyed):
+    dfs = make_inputs(spark, seed, 2, keys=[1, 2, 3], span=40, w=3)
+    args = dict(on="k" if keyed else None, time="ts", window=3)
+    limits = {"state_rows": state_rows} if probe_rate is None else {"state_rows": state_rows, "probe_rate": probe_rate}
+    got = rows_of(wjoin.wjoin(dfs, limits=limits, seed=seed, **args))
+    assert sub_bag(got, rows_of(wjoin.wjoin(dfs, **args)))
+
+
+def test_generous_limits_change_nothing(three):
+    args = dict(on="k", time="ts", window=4)
+    assert rows_of(wjoin.wjoin(three, limits={"state_rows": 10**6, "probe_rate": 10**6}, **args)) == \
+        rows_of(wjoin.wjoin(three, **args))
+
+
+def test_explain_shows_the_shares(three, capsys):
+    wjoin.wjoin(three, on="k", time="ts", window=4, algorithm="hw", limits={"state_rows": 10, "probe_rate": 2},
+                allocation={"A": 2, "B": 1, "C": 1}, seed=9).explain()
+    plan = capsys.readouterr().out
+    assert ("limits=[state_rows=10 [A=5, B=3, C=2], probe_rate=2/s [A=1, B=0.5, C=0.5], "
+            "allocation={A: 0.5, B: 0.25, C: 0.25}, seed=9]") in plan, plan
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(limits={"rows": 5}), ValueError, "unknown limit 'rows'; use state_rows"),
+    (dict(limits={}), ValueError, "give state_rows, probe_rate or both"),
+    (dict(limits={"state_rows": 2.5}), ValueError, "state_rows: expected a whole number"),
+    (dict(limits={"probe_rate": -1}), ValueError, "probe_rate must be a finite number >= 0"),
+    (dict(limits={"state_rows": 5}, allocation="fair"), ValueError, "unknown allocation 'fair'"),
+    (dict(limits={"state_rows": 5}, allocation={"Z": 1}), ValueError, r"allocation: unknown input\(s\) Z"),
+    (dict(limits={"state_rows": 5}, allocation={"A": 0, "B": 0, "C": 0}), ValueError, "at least one share must be > 0"),
+    (dict(allocation="equal"), ValueError, "allocation applies to resource limits"),
+    (dict(seed=3), ValueError, "seed applies to resource limits"),
+    (dict(limits={"state_rows": 5}, how="left"), ValueError, "limits approximate the inner W-join only"),
+    (dict(limits=[5]), TypeError, "limits: expected a dict"),
+    (dict(limits={"state_rows": "5"}), TypeError, "limits: keys are strings and values numbers"),
+    (dict(limits={"state_rows": 5}, allocation=3), TypeError, "allocation: expected 'auto'"),
+    (dict(limits={"state_rows": 5}, seed="x"), TypeError, "seed: expected an int"),
+])
+def test_bad_limits_fail_before_any_job(spark, three, kwargs, error, message):
+    with job_counter(spark) as jobs:
+        with pytest.raises(error, match=message):
+            wjoin.wjoin(three, on="k", time="ts", window=4, **kwargs)
+    assert jobs() == []
