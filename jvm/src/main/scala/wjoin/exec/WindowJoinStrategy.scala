@@ -6,12 +6,14 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
+import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.plan.{StreamingStatistics, WindowJoin, WindowJoinPlanner}
+import wjoin.plan.{StreamPartitioning, StreamingStatistics, WindowJoin, WindowJoinPlanner}
 
 /**
  * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs, as
@@ -37,11 +39,12 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
   }
 
   private def planStreaming(w: WindowJoin): SparkPlan = {
-    val children = w.children.map(planLater)
-    SparkBridge.currentMicroBatch() match {
+    val batch = SparkBridge.currentMicroBatch()
+    val (children, cellKeys) = partitioned(w, batch.map(_.lateWatermarkMs).getOrElse(0L))
+    batch match {
       case None => // explain() of a streaming DataFrame: nothing runs, so no state
         logInfo(s"Planning ${w.nodeName} without state: no micro-batch is being planned on this thread")
-        StreamingWindowJoinExec(w, WindowJoinPlanner.choose(w), children, None, 0L, 0L)
+        StreamingWindowJoinExec(w, WindowJoinPlanner.choose(w, cellKeys = cellKeys), children, None, 0L, 0L)
       case Some(batch) =>
         require(batch.outputMode == OutputMode.Append(),
           s"a streaming W-join emits each combination once and never updates it, so it supports output mode " +
@@ -55,9 +58,26 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
         }
         // Planned per micro-batch from what the recent ones showed (the engine is rebuilt
         // from the state store every batch, so paths and orders may change freely).
-        val choice = WindowJoinPlanner.choose(w, samples(batch.recentProgress, index, w.inputNames.size))
+        val choice = WindowJoinPlanner.choose(w, samples(batch.recentProgress, index, w.inputNames.size), cellKeys)
         val info = batch.stateInfo(OperatorIdBase + index, WindowJoinPlanner.statePartitions(w, choice, batch.numStateStores))
         StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
+    }
+  }
+
+  /**
+   * The inputs of streaming W-join `w` as its node takes them, and the cell keys it is
+   * planned with: by band cells ([[StreamPartitioning.ByCells]]), each input under a
+   * [[BandCellsExec]] that appends its cell column (the key); otherwise as they are, no cells.
+   */
+  private def partitioned(w: WindowJoin, lateWatermarkMs: Long): (Seq[SparkPlan], Seq[Attribute]) = {
+    val children = w.children.map(planLater)
+    WindowJoinPlanner.streaming(w) match {
+      case StreamPartitioning.ByCells(cells, values) =>
+        val keys = w.inputNames.map(name => AttributeReference(s"wjoin_cell_$name", LongType, nullable = false)())
+        val lateMicros = if (lateWatermarkMs <= 0) Long.MinValue else lateWatermarkMs * 1000
+        (children.indices.map(i => BandCellsExec(i, values(i), w.timeColumns(i).asInstanceOf[Attribute], keys(i), cells,
+          lateMicros, children(i))), keys)
+      case _ => (children, Nil)
     }
   }
 
