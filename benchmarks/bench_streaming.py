@@ -11,9 +11,17 @@ join and Spark's return the same rows):
 Prints wall time per query and the ratios, the state size after each batch (it must stay
 flat), and for ours the latency in micro-batches from a combination's last member to its output.
 
+With --keyless-band D it measures instead how a keyless band join scales: inputs get a band
+attribute x uniform over --band-range values, the join is `abs(A.x - B.x) <= D` (chained over
+the inputs) within the window, with no equality key, so it is partitioned by band cells; it runs
+at 1 and at --cells-partitions shuffle partitions (fresh checkpoints), alternated --repeat times
+on the same files; prints the medians, the speedup and whether the row counts and checksums
+agree.
+
     .venv/bin/python benchmarks/bench_streaming.py                        # 3 x 600k rows, 10 batches
     .venv/bin/python benchmarks/bench_streaming.py --rows 200000 --batches 20
     .venv/bin/python benchmarks/bench_streaming.py --rows 60000 --skip-builtin --mode ordered
+    .venv/bin/python benchmarks/bench_streaming.py --inputs 2 --rows 200000 --keyless-band 20
 """
 from __future__ import annotations
 
@@ -26,13 +34,14 @@ from functools import reduce
 
 from pyspark.sql import functions as F
 
-from common import say, session
+from common import median, say, session
 
 NAMES = "ABCDEFGH"
 
 
-def write_inputs(spark, root: str, inputs: int, rows: int, rate: int, keys: int, batches: int) -> list[str]:
-    """Per input, `batches` parquet files of consecutive event-time slices."""
+def write_inputs(spark, root: str, inputs: int, rows: int, rate: int, keys: int, batches: int,
+                 band_range: int = 1) -> list[str]:
+    """Per input, `batches` parquet files of consecutive event-time slices (x: a band attribute)."""
     per_batch = rows // batches
     folders = []
     step = 1_000_000 // rate
@@ -42,14 +51,15 @@ def write_inputs(spark, root: str, inputs: int, rows: int, rate: int, keys: int,
             # Row r of input i: time r / rate seconds plus a jitter below 1/rate, a pseudo-random key.
             df = spark.range(b * per_batch, (b + 1) * per_batch, numPartitions=1).selectExpr(
                 f"cast(pmod(hash(id, {i}), {keys}) as int) as k",
-                f"timestamp_micros(id * {step} + pmod(hash(id, {i + 100}), {step})) as ts", "id as v")
+                f"timestamp_micros(id * {step} + pmod(hash(id, {i + 100}), {step})) as ts", "id as v",
+                f"cast(pmod(hash(id, {i + 200}), {band_range}) as long) as x")
             df.write.mode("append").parquet(os.path.join(folder, f"batch={b:04d}"))
         folders.append(folder)
     return folders
 
 
 def read_streams(spark, folders: list[str], delay: str):
-    schema = "k int, ts timestamp, v long"
+    schema = "k int, ts timestamp, v long, x long"
     return [spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).option("recursiveFileLookup", "true")
             .parquet(f).withWatermark("ts", delay).alias(NAMES[i]) for i, f in enumerate(folders)]
 
@@ -76,6 +86,41 @@ def builtin(dfs, window_s: float):
 def ours(dfs, window_s: float, mode: str):
     return dfs[0].wjoin(*dfs[1:], on="k", time="ts", window=f"{window_s} seconds",
                         algorithm="hw" if mode == "eager" else "mw")
+
+
+def keyless(dfs, window_s: float, band: int):
+    """The keyless band join: neighbouring inputs within `band` of each other on x, no equality key."""
+    cond = reduce(lambda a, b: a & b, [F.abs(F.col(f"{NAMES[i - 1]}.x") - F.col(f"{NAMES[i]}.x")) <= band
+                                       for i in range(1, len(dfs))])
+    return dfs[0].wjoin(*dfs[1:], on=cond, time="ts", window=f"{window_s} seconds")
+
+
+def compare_cells(spark, args, root: str):
+    """The keyless band join at 1 and at args.cells_partitions partitions, alternated; medians."""
+    folders = write_inputs(spark, os.path.join(root, "band"), args.inputs, args.rows, args.rate, args.keys,
+                           args.batches, args.band_range)
+    warm = write_inputs(spark, os.path.join(root, "band-warm"), args.inputs, max(1000, args.rows // 50), args.rate,
+                        args.keys, 2, args.band_range)
+    slice_us = (args.rows // args.batches) * 1_000_000 // args.rate
+    out = columns(args.inputs)
+    counts = {1: [], args.cells_partitions: []}
+    times = {1: [], args.cells_partitions: []}
+    for rep in range(-1, args.repeat):  # rep -1: warm-up on the small files, not timed
+        order = [1, args.cells_partitions] if rep % 2 == 0 else [args.cells_partitions, 1]
+        for parts in order:
+            spark.conf.set("spark.sql.shuffle.partitions", str(parts))
+            df = keyless(read_streams(spark, warm if rep < 0 else folders, args.delay), args.window,
+                         args.keyless_band)
+            seconds, rows, checksum = run(f"{parts} part.", df, out, os.path.join(root, f"ck-cells-{rep}-{parts}"),
+                                          False, slice_us, args.inputs, report=rep >= 0)
+            if rep >= 0:
+                times[parts].append(seconds)
+                counts[parts].append((rows, checksum))
+    one, many = median(times[1]), median(times[args.cells_partitions])
+    same = len(set(counts[1] + counts[args.cells_partitions])) == 1
+    say(f"keyless band join: median of {args.repeat} alternated runs: 1 partition {one:.1f} s, "
+        f"{args.cells_partitions} partitions {many:.1f} s: {one / many:.2f}x faster; "
+        + ("same rows and checksum in every run" if same else f"DIFFERENT rows: {counts}"))
 
 
 def columns(n: int):
@@ -124,6 +169,11 @@ def main():
     p.add_argument("--mode", choices=["eager", "ordered", "both"], default="both")
     p.add_argument("--skip-builtin", action="store_true")
     p.add_argument("--shuffle-partitions", type=int, default=8)
+    p.add_argument("--keyless-band", type=int, default=0,
+                   help="measure the keyless band join abs(A.x - B.x) <= this instead (cells, 1 vs N partitions)")
+    p.add_argument("--band-range", type=int, default=100_000, help="x is uniform over this many values")
+    p.add_argument("--cells-partitions", type=int, default=4)
+    p.add_argument("--repeat", type=int, default=3, help="keyless band join: alternated runs per partition count")
     args = p.parse_args()
 
     spark = session("bench_streaming", args.shuffle_partitions)
@@ -132,6 +182,11 @@ def main():
         say(f"{args.inputs} inputs x {args.rows:,} rows in {args.batches} micro-batches, {args.rate} rows/s, "
             f"{args.keys} keys, window {args.window} s, watermark delay {args.delay}, "
             f"{args.shuffle_partitions} shuffle partitions")
+        if args.keyless_band:
+            say(f"keyless band join: |x_i - x_i+1| <= {args.keyless_band}, x over {args.band_range:,} values, "
+                f"1 vs {args.cells_partitions} partitions")
+            compare_cells(spark, args, root)
+            return
         folders = write_inputs(spark, root, args.inputs, args.rows, args.rate, args.keys, args.batches)
         slice_us = (args.rows // args.batches) * 1_000_000 // args.rate
         out = columns(args.inputs)

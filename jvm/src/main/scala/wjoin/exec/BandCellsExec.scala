@@ -52,7 +52,6 @@ case class BandCellsExec(input: Int, value: Expression, time: Attribute, cell: A
     val timeColumn = TimeColumn.of(attributes, time)
     val (rowsIn, copiesOut) = (longMetric(WindowJoinMetrics.CellInputRows.key), longMetric(WindowJoinMetrics.CellCopies.key))
     val (cellsOf, j, late) = (cells, input, lateBoundMicros)
-    val real = cells.real
     val columns = attributes.zipWithIndex.map { case (a, i) => BoundReference(i, a.dataType, a.nullable) } :+
       BoundReference(attributes.size, LongType, nullable = false)
     child.execute().mapPartitions { rows =>
@@ -62,13 +61,8 @@ case class BandCellsExec(input: Int, value: Expression, time: Attribute, cell: A
       val joined = new JoinedRow()
       rows.flatMap { r =>
         rowsIn += 1
-        val (first, last) = bound.eval(r) match {
-          case null => (BandCells.NullCell, BandCells.NullCell)
-          case v =>
-            val range = if (real) cellsOf.cellsOfDouble(j, BandCellsExec.toDouble(v))
-              else cellsOf.cellsOfLong(j, v.asInstanceOf[java.lang.Number].longValue())
-            if (timeColumn.isNull(r) || readTime(r) <= late) (range._1, range._1) else range
-        }
+        val range = BandCellsExec.cellsOf(cellsOf, j, bound.eval(r))
+        val (first, last) = if (timeColumn.isNull(r) || readTime(r) <= late) (range._1, range._1) else range
         copiesOut += last - first + 1
         Iterator.iterate(first)(_ + 1).take((last - first + 1).toInt).map { c =>
           cellRow.setLong(0, c)
@@ -82,6 +76,14 @@ case class BandCellsExec(input: Int, value: Expression, time: Attribute, cell: A
 }
 
 object BandCellsExec {
+  /** The first and last cell of input j's row whose band value is `v` (a Catalyst value or null). */
+  def cellsOf(cells: BandCells, j: Int, v: Any): (Long, Long) = v match {
+    case null => (BandCells.NullCell, BandCells.NullCell)
+    case _ if cells.real => cells.cellsOfDouble(j, toDouble(v))
+    case n: java.lang.Number => cells.cellsOfLong(j, n.longValue())
+    case other => throw new IllegalStateException(s"unexpected band value $other")
+  }
+
   private def toDouble(v: Any): Double = v match {
     case d: java.lang.Double => d.doubleValue
     case f: java.lang.Float => f.doubleValue

@@ -77,8 +77,8 @@ class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
   for ((providerName, provider) <- providers; n <- 2 to 3; algorithm <- Seq("auto", "mw", "nlw")) {
     test(s"$n-way $algorithm on $providerName, integral band: random micro-batches at 1, 2 and 5 partitions = batch") {
       for (partitions <- Seq(1, 2, 5)) {
-        val plan = run(n, partitions, build(n, chain("x", 3, 5), algorithm), seed = 31 * n + algorithm.length + partitions,
-          provider = provider)
+        val plan = run(n, partitions, build(n, chain("x", 4, 8), algorithm), seed = 31 * n + algorithm.length + partitions,
+          provider = provider, perInput = if (n == 3) 20 else 14)
         assert(plan.contains("partitioning=band cells of [A.x, B.x"), plan)
         assert(plan.contains("BandCells"), plan)
       }
@@ -96,8 +96,10 @@ class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
       "long vs double" -> ((ns: Seq[String]) => expr(s"abs(${ns(0)}.x - ${ns(1)}.d) <= 2.5") &&
         expr(s"abs(${ns(1)}.d - ${ns(2)}.d) <= 1")))
     for ((kind, band) <- bands; partitions <- Seq(1, 3)) {
-      val plan = run(3, partitions, build(3, band), seed = kind.length * 3 + partitions)
-      withClue(kind)(assert(plan.contains("partitioning=band cells"), plan))
+      withClue(kind) {
+        val plan = run(3, partitions, build(3, band), seed = kind.length * 3 + partitions, perInput = 20)
+        assert(plan.contains("partitioning=band cells"), plan)
+      }
     }
   }
 
