@@ -99,7 +99,7 @@ def compare_cells(spark, args, root: str):
     """The keyless band join at 1 and at args.cells_partitions partitions, alternated; medians."""
     folders = write_inputs(spark, os.path.join(root, "band"), args.inputs, args.rows, args.rate, args.keys,
                            args.batches, args.band_range)
-    warm = write_inputs(spark, os.path.join(root, "band-warm"), args.inputs, max(1000, args.rows // 50), args.rate,
+    warm = write_inputs(spark, os.path.join(root, "band-warm"), args.inputs, max(1000, args.rows // 5), args.rate,
                         args.keys, 2, args.band_range)
     slice_us = (args.rows // args.batches) * 1_000_000 // args.rate
     out = columns(args.inputs)
