@@ -105,22 +105,68 @@ def compare_cells(spark, args, root: str):
     out = columns(args.inputs)
     counts = {1: [], args.cells_partitions: []}
     times = {1: [], args.cells_partitions: []}
-    for rep in range(-1, args.repeat):  # rep -1: warm-up on the small files, not timed
+    cpu = {1: [], args.cells_partitions: []}
+    for rep in range(-1, args.repeat):  # rep -1: warm-up on a fifth of the rows, not timed
         order = [1, args.cells_partitions] if rep % 2 == 0 else [args.cells_partitions, 1]
         for parts in order:
             spark.conf.set("spark.sql.shuffle.partitions", str(parts))
             df = keyless(read_streams(spark, warm if rep < 0 else folders, args.delay), args.window,
                          args.keyless_band)
+            before = stage_ids(spark)
             seconds, rows, checksum = run(f"{parts} part.", df, out, os.path.join(root, f"ck-cells-{rep}-{parts}"),
                                           False, slice_us, args.inputs, report=rep >= 0)
             if rep >= 0:
                 times[parts].append(seconds)
                 counts[parts].append((rows, checksum))
+                cpu[parts].append(join_cpu(spark, before, parts))
+                if cpu[parts][-1]:
+                    total, largest = cpu[parts][-1]
+                    say(f"    join stages' task CPU {total:.1f} s, largest partition {largest:.1f} s")
     one, many = median(times[1]), median(times[args.cells_partitions])
     same = len(set(counts[1] + counts[args.cells_partitions])) == 1
     say(f"keyless band join: median of {args.repeat} alternated runs: 1 partition {one:.1f} s, "
         f"{args.cells_partitions} partitions {many:.1f} s: {one / many:.2f}x faster; "
         + ("same rows and checksum in every run" if same else f"DIFFERENT rows: {counts}"))
+    if all(cpu[1]) and all(cpu[args.cells_partitions]):
+        c1, cn = median([c[0] for c in cpu[1]]), median([c[0] for c in cpu[args.cells_partitions]])
+        largest = median([c[1] for c in cpu[args.cells_partitions]])
+        say(f"join stages' task CPU (medians): 1 partition {c1:.1f} s; {args.cells_partitions} partitions "
+            f"{cn:.1f} s in all, {largest:.1f} s in the largest partition: {c1 / largest:.2f}x less on the "
+            f"critical path with a core per partition")
+
+
+def stage_ids(spark) -> set:
+    return {s["stageId"] for s in stages(spark)}
+
+
+def stages(spark, path: str = "stages?status=complete"):
+    """Spark's monitoring API of this application (the driver's UI), or [] without a UI."""
+    import json
+    import urllib.request
+    sc = spark.sparkContext
+    if not sc.uiWebUrl:
+        return []
+    with urllib.request.urlopen(f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/{path}") as r:
+        return json.load(r)
+
+
+def join_cpu(spark, before: set, parts: int):
+    """(task CPU seconds of the W-join's stages, CPU seconds of the partition that used the most).
+
+    The W-join's stages are the query's stages with `parts` tasks (the shuffle reads into the
+    state partitions; the file reads have one task per file). The machine is shared, so wall
+    time mixes work and waiting for a core; task CPU time is the work."""
+    per_partition = {}
+    for s in stages(spark):
+        if s["stageId"] in before or s["numTasks"] != parts:
+            continue
+        tasks = stages(spark, f"stages/{s['stageId']}/{s['attemptId']}/taskList?length={parts + 10}")
+        for t in tasks:
+            cpu_ns = t.get("taskMetrics", {}).get("executorCpuTime", 0)
+            per_partition[t["index"]] = per_partition.get(t["index"], 0) + cpu_ns / 1e9
+    if not per_partition:
+        return None
+    return sum(per_partition.values()), max(per_partition.values())
 
 
 def columns(n: int):
