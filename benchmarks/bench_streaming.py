@@ -16,7 +16,9 @@ attribute x uniform over --band-range values, the join is `abs(A.x - B.x) <= D` 
 the inputs) within the window, with no equality key, so it is partitioned by band cells; it runs
 at 1 and at --cells-partitions shuffle partitions (fresh checkpoints), alternated --repeat times
 on the same files; prints the medians, the speedup and whether the row counts and checksums
-agree.
+agree, the task CPU time of the join's stages (total, and of the largest partition), and the
+speedup of a trivially parallel CPU-bound job run after each query (what the shared machine
+allows at that moment).
 
     .venv/bin/python benchmarks/bench_streaming.py                        # 3 x 600k rows, 10 batches
     .venv/bin/python benchmarks/bench_streaming.py --rows 200000 --batches 20
@@ -106,6 +108,7 @@ def compare_cells(spark, args, root: str):
     counts = {1: [], args.cells_partitions: []}
     times = {1: [], args.cells_partitions: []}
     cpu = {1: [], args.cells_partitions: []}
+    ceiling = {1: [], args.cells_partitions: []}
     for rep in range(-1, args.repeat):  # rep -1: warm-up on a fifth of the rows, not timed
         order = [1, args.cells_partitions] if rep % 2 == 0 else [args.cells_partitions, 1]
         for parts in order:
@@ -116,6 +119,10 @@ def compare_cells(spark, args, root: str):
             seconds, rows, checksum = run(f"{parts} part.", df, out, os.path.join(root, f"ck-cells-{rep}-{parts}"),
                                           False, slice_us, args.inputs, report=rep >= 0)
             if rep >= 0:
+                # The machine's ceiling at this moment: a trivially parallel CPU-bound job.
+                started = time.perf_counter()
+                spark.range(0, 300_000_000, numPartitions=parts).selectExpr("sum(hash(id, id * 3))").collect()
+                ceiling[parts].append(time.perf_counter() - started)
                 times[parts].append(seconds)
                 counts[parts].append((rows, checksum))
                 cpu[parts].append(join_cpu(spark, before, parts))
@@ -127,6 +134,9 @@ def compare_cells(spark, args, root: str):
     say(f"keyless band join: median of {args.repeat} alternated runs: 1 partition {one:.1f} s, "
         f"{args.cells_partitions} partitions {many:.1f} s: {one / many:.2f}x faster; "
         + ("same rows and checksum in every run" if same else f"DIFFERENT rows: {counts}"))
+    say(f"the machine's ceiling (a CPU-bound job of independent tasks, run after each query): 1 partition "
+        f"{median(ceiling[1]):.1f} s, {args.cells_partitions} partitions {median(ceiling[args.cells_partitions]):.1f} s: "
+        f"{median(ceiling[1]) / median(ceiling[args.cells_partitions]):.2f}x")
     if all(cpu[1]) and all(cpu[args.cells_partitions]):
         c1, cn = median([c[0] for c in cpu[1]]), median([c[0] for c in cpu[args.cells_partitions]])
         largest = median([c[1] for c in cpu[args.cells_partitions]])
