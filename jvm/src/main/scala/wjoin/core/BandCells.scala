@@ -2,9 +2,9 @@ package wjoin.core
 
 /**
  * Cells of a band attribute: how a keyless streaming W-join whose inputs are all connected
- * by band predicates spreads over many partitions (the spatial-grid idea of partition-based
- * band and similarity joins, as in DeWitt et al.'s parallel band join, applied to one chosen
- * attribute per input).
+ * by band predicates spreads over many partitions: the partitioning of DeWitt, Naughton and
+ * Schneider's band join (cited by Hammad et al.), on the values of one band attribute per
+ * input instead of on event time (see [[TimeBands]] for the batch, time-based form).
  *
  * {{{
  *   home input h (the first input):  row at x  ─────────────> cell(x) only

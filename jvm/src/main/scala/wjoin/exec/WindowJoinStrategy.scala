@@ -19,7 +19,9 @@ import wjoin.plan.{StreamPartitioning, StreamingStatistics, WindowJoin, WindowJo
  * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs, as
  * [[StreamingWindowJoinExec]] over streams, as [[WindowJoinPlanner]] decides. Spark gives state info and watermarks only to
  * its own stateful operators, so the streaming node gets them here, from the micro-batch
- * being planned ([[SparkBridge.currentMicroBatch]]).
+ * being planned ([[SparkBridge.currentMicroBatch]]). A keyless streaming W-join partitioned
+ * by band cells ([[StreamPartitioning.ByCells]]) gets a [[BandCellsExec]] over each input and
+ * is planned as keyed on the cell columns.
  */
 object WindowJoinStrategy extends SparkStrategy with Logging {
   /**
