@@ -24,10 +24,11 @@ package wjoin.core
  * combination's hash key, so no two cells' rows ever combine). The reach is only a necessary
  * condition: the predicates stay in the residual and decide.
  *
- * Width. `w` = 2 x (the widest reach + one unit), fixed by the query's constants, so it is the
- * same on every micro-batch and restart (the state's rows keep their cells). A row of j then
- * has at most 2 copies (integral) and 1 + span / w of them on average; a wider cell would cost
- * fewer copies but spread a bounded value range over fewer cells.
+ * Width. `w` = 2 x (the widest reach + one unit) for integral values, 2 x the widest reach for
+ * real ones, fixed by the query's constants, so it is the same on every micro-batch and restart
+ * (the state's rows keep their cells). A row of j then has at most 2 copies (real values at a
+ * cell edge: 3, through the rounding margin) and 1 + span / w on average; a wider cell would
+ * cost fewer copies but spread a bounded value range over fewer cells.
  *
  * Domains (those of [[RangeBinding]]; one for all the bands used, as the attributes of a
  * chain are the same expressions):
