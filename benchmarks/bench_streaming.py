@@ -11,12 +11,22 @@ join and Spark's return the same rows):
 Prints wall time per query and the ratios, the state size after each batch (it must stay
 flat), and for ours the latency in micro-batches from a combination's last member to its output.
 
+With --keyless-band D it measures instead how a keyless band join scales: inputs get a band
+attribute x uniform over --band-range values, the join is `abs(A.x - B.x) <= D` (chained over
+the inputs) within the window, with no equality key, so it is partitioned by band cells; it runs
+at 1 and at --cells-partitions shuffle partitions (fresh checkpoints), alternated --repeat times
+on the same files; prints the medians, the speedup and whether the row counts and checksums
+agree, the task CPU time of the join's stages (total, and of the largest partition), and the
+speedup of a trivially parallel CPU-bound job run after each query (what the shared machine
+allows at that moment).
+
     .venv/bin/python benchmarks/bench_streaming.py                        # 3 x 600k rows, 10 batches
     .venv/bin/python benchmarks/bench_streaming.py --rows 200000 --batches 20
     .venv/bin/python benchmarks/bench_streaming.py --rows 60000 --skip-builtin --mode ordered
     # small micro-batches, unequal rates; each query 3 times alternated, medians; kept vs rebuilt engines
     .venv/bin/python benchmarks/bench_streaming.py --rows 120000 --rates 300,900,600 --keys 400 \
         --delay "3 seconds" --batches 20 --shuffle-partitions 4 --repeat 3 --compare-rebuilt
+    .venv/bin/python benchmarks/bench_streaming.py --inputs 2 --rows 200000 --keyless-band 20
 """
 from __future__ import annotations
 
@@ -30,13 +40,15 @@ from functools import reduce
 
 from pyspark.sql import functions as F
 
-from common import say, session
+from common import median, say, session
 
 NAMES = "ABCDEFGH"
 
 
-def write_inputs(spark, root: str, inputs: int, rows: int, rates: list[int], keys: int, batches: int) -> list[str]:
-    """Per input, `batches` parquet files of consecutive event-time slices (input i at rates[i] rows/s)."""
+def write_inputs(spark, root: str, inputs: int, rows: int, rates: list[int], keys: int, batches: int,
+                 band_range: int = 1) -> list[str]:
+    """Per input, `batches` parquet files of consecutive event-time slices (input i at rates[i] rows/s;
+    x: a band attribute)."""
     per_batch = rows // batches
     folders = []
     for i in range(inputs):
@@ -46,14 +58,15 @@ def write_inputs(spark, root: str, inputs: int, rows: int, rates: list[int], key
             # Row r of input i: time r / rate seconds plus a jitter below 1/rate, a pseudo-random key.
             df = spark.range(b * per_batch, (b + 1) * per_batch, numPartitions=1).selectExpr(
                 f"cast(pmod(hash(id, {i}), {keys}) as int) as k",
-                f"timestamp_micros(id * {step} + pmod(hash(id, {i + 100}), {step})) as ts", "id as v")
+                f"timestamp_micros(id * {step} + pmod(hash(id, {i + 100}), {step})) as ts", "id as v",
+                f"cast(pmod(hash(id, {i + 200}), {band_range}) as long) as x")
             df.write.mode("append").parquet(os.path.join(folder, f"batch={b:04d}"))
         folders.append(folder)
     return folders
 
 
 def read_streams(spark, folders: list[str], delay: str):
-    schema = "k int, ts timestamp, v long"
+    schema = "k int, ts timestamp, v long, x long"
     return [spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).option("recursiveFileLookup", "true")
             .parquet(f).withWatermark("ts", delay).alias(NAMES[i]) for i, f in enumerate(folders)]
 
@@ -80,6 +93,96 @@ def builtin(dfs, window_s: float):
 def ours(dfs, window_s: float, mode: str):
     return dfs[0].wjoin(*dfs[1:], on="k", time="ts", window=f"{window_s} seconds",
                         algorithm="hw" if mode == "eager" else "mw")
+
+
+def keyless(dfs, window_s: float, band: int):
+    """The keyless band join: neighbouring inputs within `band` of each other on x, no equality key."""
+    cond = reduce(lambda a, b: a & b, [F.abs(F.col(f"{NAMES[i - 1]}.x") - F.col(f"{NAMES[i]}.x")) <= band
+                                       for i in range(1, len(dfs))])
+    return dfs[0].wjoin(*dfs[1:], on=cond, time="ts", window=f"{window_s} seconds")
+
+
+def compare_cells(spark, args, root: str):
+    """The keyless band join at 1 and at args.cells_partitions partitions, alternated; medians."""
+    rates = [args.rate] * args.inputs
+    folders = write_inputs(spark, os.path.join(root, "band"), args.inputs, args.rows, rates, args.keys,
+                           args.batches, args.band_range)
+    warm = write_inputs(spark, os.path.join(root, "band-warm"), args.inputs, max(1000, args.rows // 5), rates,
+                        args.keys, 2, args.band_range)
+    slice_us = (args.rows // args.batches) * 1_000_000 // args.rate
+    out = columns(args.inputs)
+    counts = {1: [], args.cells_partitions: []}
+    times = {1: [], args.cells_partitions: []}
+    cpu = {1: [], args.cells_partitions: []}
+    ceiling = {1: [], args.cells_partitions: []}
+    for rep in range(-1, args.repeat):  # rep -1: warm-up on a fifth of the rows, not timed
+        order = [1, args.cells_partitions] if rep % 2 == 0 else [args.cells_partitions, 1]
+        for parts in order:
+            spark.conf.set("spark.sql.shuffle.partitions", str(parts))
+            df = keyless(read_streams(spark, warm if rep < 0 else folders, args.delay), args.window,
+                         args.keyless_band)
+            before = stage_ids(spark)
+            seconds, rows, checksum = run(f"{parts} part.", df, out, os.path.join(root, f"ck-cells-{rep}-{parts}"),
+                                          False, slice_us, args.inputs, report=rep >= 0)
+            if rep >= 0:
+                # The machine's ceiling at this moment: a trivially parallel CPU-bound job.
+                started = time.perf_counter()
+                spark.range(0, 300_000_000, numPartitions=parts).selectExpr("sum(hash(id, id * 3))").collect()
+                ceiling[parts].append(time.perf_counter() - started)
+                times[parts].append(seconds)
+                counts[parts].append((rows, checksum))
+                cpu[parts].append(join_cpu(spark, before, parts))
+                if cpu[parts][-1]:
+                    total, largest = cpu[parts][-1]
+                    say(f"    join stages' task CPU {total:.1f} s, largest partition {largest:.1f} s")
+    one, many = median(times[1]), median(times[args.cells_partitions])
+    same = len(set(counts[1] + counts[args.cells_partitions])) == 1
+    say(f"keyless band join: median of {args.repeat} alternated runs: 1 partition {one:.1f} s, "
+        f"{args.cells_partitions} partitions {many:.1f} s: {one / many:.2f}x faster; "
+        + ("same rows and checksum in every run" if same else f"DIFFERENT rows: {counts}"))
+    say(f"the machine's ceiling (a CPU-bound job of independent tasks, run after each query): 1 partition "
+        f"{median(ceiling[1]):.1f} s, {args.cells_partitions} partitions {median(ceiling[args.cells_partitions]):.1f} s: "
+        f"{median(ceiling[1]) / median(ceiling[args.cells_partitions]):.2f}x")
+    if all(cpu[1]) and all(cpu[args.cells_partitions]):
+        c1, cn = median([c[0] for c in cpu[1]]), median([c[0] for c in cpu[args.cells_partitions]])
+        largest = median([c[1] for c in cpu[args.cells_partitions]])
+        say(f"join stages' task CPU (medians): 1 partition {c1:.1f} s; {args.cells_partitions} partitions "
+            f"{cn:.1f} s in all, {largest:.1f} s in the largest partition: {c1 / largest:.2f}x less on the "
+            f"critical path with a core per partition")
+
+
+def stage_ids(spark) -> set:
+    return {s["stageId"] for s in stages(spark)}
+
+
+def stages(spark, path: str = "stages?status=complete"):
+    """Spark's monitoring API of this application (the driver's UI), or [] without a UI."""
+    import json
+    import urllib.request
+    sc = spark.sparkContext
+    if not sc.uiWebUrl:
+        return []
+    with urllib.request.urlopen(f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}/{path}") as r:
+        return json.load(r)
+
+
+def join_cpu(spark, before: set, parts: int):
+    """(task CPU seconds of the W-join's stages, CPU seconds of the partition that used the most).
+
+    The W-join's stages are the query's stages with `parts` tasks (the shuffle reads into the
+    state partitions; the file reads have one task per file). The machine is shared, so wall
+    time mixes work and waiting for a core; task CPU time is the work."""
+    per_partition = {}
+    for s in stages(spark):
+        if s["stageId"] in before or s["numTasks"] != parts:
+            continue
+        tasks = stages(spark, f"stages/{s['stageId']}/{s['attemptId']}/taskList?length={parts + 10}")
+        for t in tasks:
+            cpu_ns = t.get("taskMetrics", {}).get("executorCpuTime", 0)
+            per_partition[t["index"]] = per_partition.get(t["index"], 0) + cpu_ns / 1e9
+    if not per_partition:
+        return None
+    return sum(per_partition.values()), max(per_partition.values())
 
 
 def columns(n: int):
@@ -142,6 +245,11 @@ def main():
     p.add_argument("--mode", choices=["eager", "ordered", "both"], default="both")
     p.add_argument("--skip-builtin", action="store_true")
     p.add_argument("--shuffle-partitions", type=int, default=8)
+    p.add_argument("--keyless-band", type=int, default=0,
+                   help="measure the keyless band join abs(A.x - B.x) <= this instead (cells, 1 vs N partitions)")
+    p.add_argument("--band-range", type=int, default=100_000, help="x is uniform over this many values")
+    p.add_argument("--cells-partitions", type=int, default=4)
+    p.add_argument("--repeat", type=int, default=3, help="keyless band join: alternated runs per partition count")
     args = p.parse_args()
 
     spark = session("bench_streaming", args.shuffle_partitions)
@@ -152,6 +260,11 @@ def main():
         say(f"{args.inputs} inputs x {args.rows:,} rows in {args.batches} micro-batches, rates {rates} rows/s, "
             f"{args.keys} keys, window {args.window} s, watermark delay {args.delay}, "
             f"{args.shuffle_partitions} shuffle partitions, {args.repeat} run(s) each")
+        if args.keyless_band:
+            say(f"keyless band join: |x_i - x_i+1| <= {args.keyless_band}, x over {args.band_range:,} values, "
+                f"1 vs {args.cells_partitions} partitions")
+            compare_cells(spark, args, root)
+            return
         folders = write_inputs(spark, root, args.inputs, args.rows, rates, args.keys, args.batches)
         slice_us = (args.rows // args.batches) * 1_000_000 // max(rates)
         out = columns(args.inputs)

@@ -173,6 +173,34 @@ def test_property_random_micro_batch_splits(spark, tmp_path_factory, events, bat
     assert bag(real(r for rows_ in sink.values() for r in rows_)) == expected
 
 
+@settings(max_examples=5)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 40), st.integers(0, 1)), min_size=1, max_size=40),
+       st.integers(2, 4), st.sampled_from([1, 3, 4]), st.sampled_from(["auto", "mw", "nlw"]))
+def test_property_keyless_band_join_by_cells(spark, tmp_path_factory, events, batches, partitions, algorithm):
+    """No equality key, a band on k: partitioned by band cells over the shuffle partitions;
+    random micro-batch splits give the batch W-join at every partition count."""
+    root = tmp_path_factory.mktemp("cells")
+    s = Streams(spark, root / "in", n=2, delay="60 seconds")
+    rows = [[(k, t, 1000 * i + j) for j, (k, t, side) in enumerate(events) if side == i] for i in range(2)]
+    for part in range(batches):
+        s.add(*[[r for r in rows[i] if r[1] * batches // 41 == part] for i in range(2)])
+    s.add(*flush_rows(2))
+    band = lambda: F.abs(F.col("A.k") - F.col("B.k")) <= 2
+    sink = {}
+    a, b = s.streams()
+    old = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    try:
+        q = run_to_end(ids(a.wjoin(b, on=band(), time="ts", window="5 seconds", algorithm=algorithm), 2),
+                       str(root / "ck"), sink)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", old)
+    expected = bag(real(rows_of(ids(wjoin.wjoin(s.static(), on=band(), time="ts", window="5 seconds"), 2))))
+    assert bag(real(r for rows_ in sink.values() for r in rows_)) == expected
+    operators = [op for p in q.recentProgress for op in p["stateOperators"]]
+    assert operators and all(op["numShufflePartitions"] == partitions for op in operators)
+
+
 def test_sql_w_join_over_streaming_views(spark, tmp_path):
     """The papers' SQL on streaming temp views runs the same streaming operator."""
     s = Streams(spark, tmp_path / "in", n=2)

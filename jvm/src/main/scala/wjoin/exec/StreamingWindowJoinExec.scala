@@ -13,7 +13,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.wjoin.{SparkBridge, WJoinConf}
 
 import wjoin.core.{JoinHow, WindowMatrix}
-import wjoin.plan.{WindowJoin, WindowJoinPlanner}
+import wjoin.plan.{StreamPartitioning, WindowJoin, WindowJoinPlanner}
 import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
 /**
@@ -24,7 +24,9 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  *   StreamingWindowJoinExec  ── state store (opId, partition): buffered rows of all inputs
  *     ├─ Sort [ts_A] <- Exchange hashpartitioning(key_A, P)    P = the checkpoint's partition
  *     ├─ Sort [ts_B] <- Exchange hashpartitioning(key_B, P)        count (SinglePartition
- *     └─ ...                                                        without a key)
+ *     └─ ...                                                        without a key or cells)
+ *   without a key, by band cells: key_i = the cell column of a BandCellsExec under each
+ *   Exchange (StreamPartitioning.ByCells), the W-join being planned as keyed on it
  * }}}
  *
  * Per micro-batch, with WL = the previous batch's watermark and W = this batch's (Spark's
@@ -58,6 +60,8 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * @param children            the planned inputs
  * @param how                 what is emitted: left, left_semi, left_anti decide each first-input
  *                            row once the watermark passes its horizon ([[StreamingWindowJoinEvaluator]])
+ * @param partitioning        how rows are spread over the partitions (for EXPLAIN; the keys
+ *                            carry it: with cells they are the cell columns)
  */
 case class StreamingWindowJoinExec(
     timeColumns: Seq[Expression],
@@ -69,7 +73,8 @@ case class StreamingWindowJoinExec(
     lateWatermarkMs: Long,
     evictionWatermarkMs: Long,
     children: Seq[SparkPlan],
-    how: JoinHow = JoinHow.Inner) extends BaseWindowJoinExec with StateStoreWriter {
+    how: JoinHow = JoinHow.Inner,
+    partitioning: StreamPartitioning = StreamPartitioning.ByKey) extends BaseWindowJoinExec with StateStoreWriter {
 
   override protected def streaming: Boolean = true
 
@@ -87,8 +92,10 @@ case class StreamingWindowJoinExec(
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = arrivalOrdering
 
+  // Cells are not output columns: the output is then partitioned by nothing it has.
   override def outputPartitioning: Partitioning = children.head.outputPartitioning match {
-    case p: HashPartitioning if hashPartitioned => PartitioningCollection(children.map(_.outputPartitioning))
+    case p: HashPartitioning if hashPartitioned && partitioning == StreamPartitioning.ByKey =>
+      PartitioningCollection(children.map(_.outputPartitioning))
     case p => UnknownPartitioning(p.numPartitions)
   }
 
@@ -123,6 +130,7 @@ case class StreamingWindowJoinExec(
 
   override def simpleString(maxFields: Int): String =
     s"StreamingWindowJoin $algorithmText ${if (enginePlan.forward) "ordered" else "eager"}, $joinDescription" +
+      s", partitioning=${partitioning.describe(inputNames)}" +
       s", watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
       stateInfo.map(s => s"operator=${s.operatorId}, partitions=${s.numPartitions}").getOrElse("no state (not running)")
 
@@ -193,5 +201,6 @@ object StreamingWindowJoinExec {
       stateInfo: Option[StatefulOperatorStateInfo], lateWatermarkMs: Long,
       evictionWatermarkMs: Long): StreamingWindowJoinExec =
     new StreamingWindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output,
-      WindowJoinPlanner.planned(w, choice), stateInfo, lateWatermarkMs, evictionWatermarkMs, children, w.how)
+      WindowJoinPlanner.planned(w, choice), stateInfo, lateWatermarkMs, evictionWatermarkMs, children, w.how,
+      WindowJoinPlanner.streaming(w))
 }

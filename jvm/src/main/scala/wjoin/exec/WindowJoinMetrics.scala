@@ -164,4 +164,11 @@ object WindowJoinMetrics {
       (if (hashed) names.indices.map(i => Declared(StreamingStatistics.stateKeysMetric(i),
         s"distinct keys of ${names(i)} in the state after the batch")) else Nil))
       .map(m => StatefulOperatorCustomSumMetric(m.key, m.description))
+
+  /** The metrics of a [[BandCellsExec]] (streaming W-join partitioned by band cells). */
+  val CellInputRows = Declared("numInputRows", "input rows")
+  val CellCopies = Declared("numOutputRows", "row copies sent to cells")
+
+  def cellMetrics(sc: SparkContext): Map[String, SQLMetric] =
+    Seq(CellInputRows, CellCopies).map(m => m.key -> SQLMetrics.createMetric(sc, m.description)).toMap
 }

@@ -6,18 +6,22 @@ import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
+import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.wjoin.SparkBridge
 
-import wjoin.plan.{StreamingStatistics, WindowJoin, WindowJoinPlanner}
+import wjoin.plan.{StreamPartitioning, StreamingStatistics, WindowJoin, WindowJoinPlanner}
 
 /**
  * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs, as
  * [[StreamingWindowJoinExec]] over streams, as [[WindowJoinPlanner]] decides. Spark gives state info and watermarks only to
  * its own stateful operators, so the streaming node gets them here, from the micro-batch
- * being planned ([[SparkBridge.currentMicroBatch]]).
+ * being planned ([[SparkBridge.currentMicroBatch]]). A keyless streaming W-join partitioned
+ * by band cells ([[StreamPartitioning.ByCells]]) gets a [[BandCellsExec]] over each input and
+ * is planned as keyed on the cell columns.
  */
 object WindowJoinStrategy extends SparkStrategy with Logging {
   /**
@@ -47,11 +51,12 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
   }
 
   private def planStreaming(w: WindowJoin): SparkPlan = {
-    val children = w.children.map(planLater)
-    SparkBridge.currentMicroBatch() match {
+    val batch = SparkBridge.currentMicroBatch()
+    val (children, cellKeys) = partitioned(w, batch.map(_.lateWatermarkMs).getOrElse(0L))
+    batch match {
       case None => // explain() of a streaming DataFrame: nothing runs, so no state
         logInfo(s"Planning ${w.nodeName} without state: no micro-batch is being planned on this thread")
-        StreamingWindowJoinExec(w, WindowJoinPlanner.choose(w), children, None, 0L, 0L)
+        StreamingWindowJoinExec(w, WindowJoinPlanner.choose(w, cellKeys = cellKeys), children, None, 0L, 0L)
       case Some(batch) =>
         require(batch.outputMode == OutputMode.Append(),
           s"a streaming W-join emits each combination once and never updates it, so it supports output mode " +
@@ -68,10 +73,27 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
         val operator = OperatorIdBase + index
         val runKey = (batch.stateInfo(operator, batch.numStateStores).queryRunId, operator)
         val choice = WindowJoinPlanner.chooseStreaming(w, samples(batch.recentProgress, index, w.inputNames.size),
-          Option(lastAccess.get(runKey)))
+          Option(lastAccess.get(runKey)), cellKeys)
         lastAccess.put(runKey, choice.access)
         val info = batch.stateInfo(operator, WindowJoinPlanner.statePartitions(w, choice, batch.numStateStores))
         StreamingWindowJoinExec(w, choice, children, Some(info), batch.lateWatermarkMs, batch.evictionWatermarkMs)
+    }
+  }
+
+  /**
+   * The inputs of streaming W-join `w` as its node takes them, and the cell keys it is
+   * planned with: by band cells ([[StreamPartitioning.ByCells]]), each input under a
+   * [[BandCellsExec]] that appends its cell column (the key); otherwise as they are, no cells.
+   */
+  private def partitioned(w: WindowJoin, lateWatermarkMs: Long): (Seq[SparkPlan], Seq[Attribute]) = {
+    val children = w.children.map(planLater)
+    WindowJoinPlanner.streaming(w) match {
+      case StreamPartitioning.ByCells(cells, values) =>
+        val keys = w.inputNames.map(name => AttributeReference(s"wjoin_cell_$name", LongType, nullable = false)())
+        val lateMicros = if (lateWatermarkMs <= 0) Long.MinValue else lateWatermarkMs * 1000
+        (children.indices.map(i => BandCellsExec(i, values(i), w.timeColumns(i).asInstanceOf[Attribute], keys(i), cells,
+          lateMicros, children(i))), keys)
+      case _ => (children, Nil)
     }
   }
 

@@ -1,6 +1,6 @@
 package wjoin.plan
 
-import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.expressions.{EqualTo, Expression}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.wjoin.WJoinConf
 
@@ -32,9 +32,11 @@ import wjoin.core.shedding.ShedPlan
  *  - keys: the shared equality key, used unless the algorithm is NLW-join;
  *  - residual: every conjunct, minus the key equalities when every input is hashed (the
  *    buckets then guarantee them);
- *  - partitioning: hash on the keys when there are keys and no ROWS window; else, batch only,
+ *  - partitioning: hash on the keys when there are keys and no ROWS window; else, batch,
  *    event-time bands when the window matrix bounds every input's reach and
- *    [[WJoinConf.timeBands]] > 1; else one partition.
+ *    [[WJoinConf.timeBands]] > 1; streaming, band cells when band predicates reach every
+ *    input from the first ([[StreamPartitioning]]; the cell is then the key the join is
+ *    planned with, see [[choose]]'s `cellKeys`); else one partition.
  */
 object WindowJoinPlanner {
   /**
@@ -118,11 +120,17 @@ object WindowJoinPlanner {
    *
    * @param recent streaming: what the query's recent micro-batches showed of this W-join
    *               ([[StreamingStatistics]]); empty = the assumed statistics
+   * @param cellKeys streaming by band cells ([[StreamPartitioning.ByCells]]): per input, its cell
+   *               column; the join is then planned as keyed on them (the algorithm, access
+   *               paths and residual as for any shared key; auto is HW-join); empty otherwise
    */
-  def choose(w: WindowJoin, recent: Seq[StreamingStatistics.Sample] = Nil): JoinChoice = {
+  def choose(w: WindowJoin, recent: Seq[StreamingStatistics.Sample] = Nil, cellKeys: Seq[Expression] = Nil): JoinChoice = {
     val names = w.inputNames
     val inputs = w.children.map(_.outputSet)
-    val analysis = JoinConditionAnalysis(inputs, w.condition)
+    val analysis = JoinConditionAnalysis(inputs, w.condition) match {
+      case a if cellKeys.isEmpty => a
+      case a => JoinConditionAnalysis(cellKeys.map(Seq(_)), cellKeys.tail.map(EqualTo(cellKeys.head, _)), a.allConjuncts)
+    }
     val algorithm = algorithmOf(w, analysis.hasKey)
     val keyed = algorithm != Algorithm.NLW && analysis.hasKey
     val ranges = RangePredicates(inputs, analysis.otherConjuncts)
@@ -163,16 +171,17 @@ object WindowJoinPlanner {
    *    interval are kept (near-equal rates would otherwise reorder probes on noise);
    *  - if it has other paths, it is taken only when its cost is at most [[ReplanGain]] x the
    *    cost of the previous paths under the new statistics; else the previous plan stays.
+   * `cellKeys`: as for [[choose]] (a keyless band join partitioned by band cells).
    */
   def chooseStreaming(w: WindowJoin, recent: Seq[StreamingStatistics.Sample],
-      previous: Option[PlannedAccess]): JoinChoice = {
-    val fresh = choose(w, recent)
+      previous: Option[PlannedAccess], cellKeys: Seq[Expression] = Nil): JoinChoice = {
+    val fresh = choose(w, recent, cellKeys)
     previous match {
       case None => fresh
       case Some(prev) =>
         val samePaths = fresh.access.paths == prev.paths
         val kept = if (samePaths) fresh
-          else choose(w.copy(access = w.access.copy(request = AccessRequest(prev.paths.map(Some(_))))), recent)
+          else choose(w.copy(access = w.access.copy(request = AccessRequest(prev.paths.map(Some(_))))), recent, cellKeys)
         if (!samePaths && fresh.access.decision.cost < ReplanGain * kept.access.decision.cost) fresh
         else kept.copy(access = kept.access.copy(orders = prev.orders, tau = prev.tau))
     }
@@ -190,9 +199,13 @@ object WindowJoinPlanner {
     choice.copy(timeBands = if (w.windows.counted) 1 else bands)
   }
 
+  /** How the rows of streaming W-join `w` are partitioned ([[StreamPartitioning]]). */
+  def streaming(w: WindowJoin): StreamPartitioning = StreamPartitioning.of(w)
+
   /**
    * The state stores (= partitions) of a streaming W-join: the checkpoint's count when rows
-   * are hash-partitioned on the key, else one (every row meets in one partition).
+   * are hash-partitioned on the key (or on band cells), else one (every row meets in one
+   * partition).
    */
   def statePartitions(w: WindowJoin, choice: JoinChoice, numStateStores: Int): Int =
     if (w.windows.partitionedBy(choice.keys)) numStateStores else 1
