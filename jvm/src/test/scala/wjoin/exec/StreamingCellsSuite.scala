@@ -2,7 +2,6 @@ package wjoin.exec
 
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions.{col, expr}
-import org.apache.spark.sql.streaming.StreamingQueryException
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
@@ -17,15 +16,7 @@ import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
  * a condition without a range form stays in one partition and EXPLAIN says why.
  */
 class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
-  private val providers = Seq(
-    "hdfs" -> "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
-    "rocksdb" -> "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
-
-  private def withConf[T](pairs: (String, String)*)(body: => T): T = {
-    val old = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
-    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally old.foreach { case (k, v) => v.fold(spark.conf.unset(k))(spark.conf.set(k, _)) }
-  }
+  private val providers = StreamingHarness.providers
 
   /** Band attributes of every kind, derived from the id (a spread of values, some shared). */
   private def withBandColumns(df: DataFrame): DataFrame = df
@@ -119,13 +110,7 @@ class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
     batches.take(2).foreach(b => h.step(b: _*))
     h.stop()
     withConf("spark.sql.shuffle.partitions" -> "6") {
-      h.failNext = true
-      h.start()
-      val failure = intercept[StreamingQueryException](h.step(batches(2): _*))
-      assert(failure.getMessage.contains("sink fails"))
-      h.stop()
-      h.start()
-      h.query.processAllAvailable()
+      h.failOnceAndRestart(batches(2)) // batch 2's rows are read again after the restart
       batches.drop(3).foreach(b => h.step(b: _*))
       h.flush()
       assert(h.query.lastProgress.stateOperators.head.numShufflePartitions == 3, "the checkpoint's count is kept")

@@ -16,15 +16,7 @@ import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
  * `numRestoredStateRows` (rows read back from the store) tells a kept engine from a rebuilt one.
  */
 class StreamingEngineCacheSuite extends AnyFunSuite with SharedSparkSession {
-  private val providers = Seq(
-    "hdfs" -> "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
-    "rocksdb" -> "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
-
-  private def withConf[T](pairs: (String, String)*)(body: => T): T = {
-    val old = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
-    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally old.foreach { case (k, v) => v.fold(spark.conf.unset(k))(spark.conf.set(k, _)) }
-  }
+  private val providers = StreamingHarness.providers
 
   /** Access paths are fixed, so no batch is re-planned (that too would rebuild the engines). */
   private def build(algorithm: String, how: String)(inputs: Seq[(String, DataFrame)]): DataFrame =

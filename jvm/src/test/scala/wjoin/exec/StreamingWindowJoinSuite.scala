@@ -11,15 +11,7 @@ import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
 class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
   import StreamingHarness.wjoin
 
-  private val providers = Seq(
-    "hdfs" -> "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
-    "rocksdb" -> "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
-
-  private def withConf[T](pairs: (String, String)*)(body: => T): T = {
-    val old = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
-    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body finally old.foreach { case (k, v) => v.fold(spark.conf.unset(k))(spark.conf.set(k, _)) }
-  }
+  private val providers = StreamingHarness.providers
 
   private def harness(n: Int, delay: Int, build: Seq[(String, DataFrame)] => DataFrame): StreamingHarness = {
     val h = new StreamingHarness(spark, n, delay, build)
@@ -152,13 +144,7 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
       batches.take(2).foreach(b => h.step(b: _*))
       h.stop()
       withConf("spark.sql.shuffle.partitions" -> "5") {
-        h.failNext = true
-        h.start()
-        val failure = intercept[StreamingQueryException](h.step(batches(2): _*))
-        assert(failure.getMessage.contains("sink fails"))
-        h.stop()
-        h.start() // batch 2's rows are in the sources already: the restart reads them again
-        h.query.processAllAvailable()
+        h.failOnceAndRestart(batches(2)) // batch 2's rows are read again after the restart
         batches.drop(3).foreach(b => h.step(b: _*))
         h.flush()
         assert(h.query.lastProgress.stateOperators.head.numShufflePartitions == 3, "the checkpoint's count is kept")

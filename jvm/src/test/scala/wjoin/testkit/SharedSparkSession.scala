@@ -13,6 +13,13 @@ trait SharedSparkSession extends BeforeAndAfterAll { self: Suite =>
     .config("spark.ui.enabled", "false")
     .getOrCreate()
 
+  /** Runs `body` with the session settings `pairs`, then restores what was set before. */
+  protected def withConf[T](pairs: (String, String)*)(body: => T): T = {
+    val old = pairs.map { case (k, _) => k -> spark.conf.getOption(k) }
+    pairs.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body finally old.foreach { case (k, v) => v.fold(spark.conf.unset(k))(spark.conf.set(k, _)) }
+  }
+
   override def afterAll(): Unit = {
     try spark.stop() finally super.afterAll()
   }

@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.functions.col
-import org.apache.spark.sql.streaming.StreamingQuery
+import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryException}
 
 import wjoin.WJoin
 
@@ -88,6 +88,21 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
 
   def stop(): Unit = { query.stop(); query = null }
 
+  /**
+   * Starts the query with a sink that fails once in the batch of `events` (after the state was
+   * committed), then restarts it from the checkpoint: the restart reads those rows again.
+   */
+  def failOnceAndRestart(events: Seq[Seq[Ev]]): Unit = {
+    failNext = true
+    start()
+    val failure = try { step(events: _*); None } catch { case e: StreamingQueryException => Some(e) }
+    if (!failure.exists(_.getMessage.contains("sink fails")))
+      throw new AssertionError(s"the sink should have failed in that batch: $failure")
+    stop()
+    start()
+    query.processAllAvailable()
+  }
+
   def results: Seq[Seq[Int]] = batches.asScala.toSeq.sortBy(_._1).flatMap(_._2).filter(_.head >= 0)
 
   /** Each batch's rows (ids >= 0 only), by batch id. */
@@ -120,6 +135,11 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
 }
 
 object StreamingHarness {
+  /** Spark's two state store providers, by short name. */
+  val providers: Seq[(String, String)] = Seq(
+    "hdfs" -> "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+    "rocksdb" -> "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+
   /** How a NULL id reads (a left W-join's unmatched row). */
   val NullId: Int = Int.MinValue
 
