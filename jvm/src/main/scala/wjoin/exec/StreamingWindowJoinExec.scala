@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit.NANOSECONDS
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.SparkPlan
 import org.apache.spark.sql.execution.streaming.operators.stateful._
@@ -143,12 +143,16 @@ case class StreamingWindowJoinExec(
    */
   private def planFingerprint(codec: RowCodec): String = {
     val stored = codec.storedAttributes.flatten
-    def places(refs: Seq[Attribute]) = refs.map(a => stored.indexWhere(_.exprId == a.exprId))
+    // Bound to places: a micro-batch without new data replaces a source by an empty relation
+    // whose columns carry no qualifier, so `A.k` would read `k`.
+    def bound(e: Expression, to: Seq[Attribute]) = BindReferences.bindReference(e, to, allowFailures = true).sql
     Seq[Any](how, algorithm, enginePlan.describe(inputNames), enginePlan.describePaths(inputNames),
       enginePlan.describeStrategy(inputNames, _.toString), enginePlan.expirationInterval, enginePlan.nodeSize,
-      enginePlan.bindings, enginePlan.horizon.toSeq, residual.map(_.sql), residual.map(e => places(e.references.toSeq)),
-      codec.inputAttributes.map(_.map(a => s"${a.name}:${a.dataType}")), codec.time, keys.map(_.map(_.sql)),
-      codec.storedAttributes.map(_.map(a => s"${a.name}:${a.dataType}")), places(output)).mkString("|")
+      enginePlan.bindings, enginePlan.horizon.toSeq, residual.map(bound(_, stored)),
+      codec.inputAttributes.map(_.map(a => s"${a.name}:${a.dataType}")), codec.time,
+      keys.zip(codec.inputAttributes).map { case (ks, in) => ks.map(bound(_, in)) },
+      codec.storedAttributes.map(_.map(a => s"${a.name}:${a.dataType}")),
+      output.map(a => stored.indexWhere(_.exprId == a.exprId))).mkString("|")
   }
 
   override protected def doExecute(): RDD[InternalRow] = {
