@@ -125,8 +125,9 @@ class AnchoredStreamingSuite extends AnyFunSuite with SharedSparkSession {
           expr(s"A.k = B.k AND B.ts BETWEEN A.ts + INTERVAL $lo SECONDS AND A.ts + INTERVAL 8 SECONDS"), sparkHow)
       })
       try {
-        batches.foreach { b => ours.step(b: _*); spark.step(b: _*) }
-        ours.flush(); spark.flush()
+        batches.foreach { b => ours.stepAtOnce(b: _*); spark.stepAtOnce(b: _*) }
+        val flush = ours.names.indices.map(i => Seq(Ev(-1, 100000L, -1 - i)))
+        ours.stepAtOnce(flush: _*); spark.stepAtOnce(flush: _*)
         assert(ours.results.nonEmpty)
         assert(ours.perBatch.map(_._2).filter(_.nonEmpty) == spark.perBatch.map(_._2).filter(_.nonEmpty),
           s"$how, lo = $lo")

@@ -89,6 +89,20 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
   def stop(): Unit = { query.stop(); query = null }
 
   /**
+   * As [[step]], with the query stopped while the events are added: a running query may
+   * start a micro-batch between two inputs' `addData`, so only this way does one micro-batch
+   * get every input's events (for per-batch comparisons between two queries).
+   */
+  def stepAtOnce(events: Seq[Ev]*): Seq[Seq[Int]] = {
+    val before = results
+    stop()
+    add(events)
+    start()
+    query.processAllAvailable()
+    diff(results, before)
+  }
+
+  /**
    * Starts the query with a sink that fails once in the batch of `events` (after the state was
    * committed), then restarts it from the checkpoint: the restart reads those rows again.
    */
