@@ -268,8 +268,6 @@ object WJoin extends PredicateHelper {
     require(resourceLimits.isEmpty || !joinHow.anchored, s"limits approximate the inner W-join only: under how=" +
       s"'$joinHow' a shed row could turn a matched ${inputNames.head} row into an unmatched one; use how='inner' " +
       "or drop limits")
-    require(resourceLimits.isEmpty || !plans.exists(_.isStreaming), "limits: a streaming W-join cannot shed load " +
-      "yet (the budgets are applied to batch W-joins); drop limits for streaming inputs")
     require(!(bidirectional && joinHow.anchored), s"how='$joinHow' decides each row of ${inputNames.head} once over " +
       "one path; bidirectional=true joins two (the path and its reverse): use how='inner' with bidirectional, or " +
       "drop bidirectional")
@@ -326,6 +324,14 @@ object WJoin extends PredicateHelper {
     val output = WindowJoin.outputOf(children, times.head, joinHow)
     val accessSpec = access.parse(inputNames, integral) // a bad length or path fails here
     val spec = WindowSpec(terms, matrix, integral, strategy)
+    if (resourceLimits.isDefined && plans.exists(_.isStreaming)) {
+      require(!Algorithm.parse(algorithm).contains(Algorithm.MW), "limits: a streaming W-join sheds load in the eager " +
+        "mode (NLW-join, HW-join); the ordered mode (algorithm 'mw') holds every row newer than the watermark, which " +
+        "no budget bounds. Use algorithm 'auto', 'hw' or 'nlw', or drop limits")
+      require(!spec.counted, "limits: ROWS windows of a streaming W-join need the ordered mode (MW-join), which holds " +
+        "every row newer than the watermark beyond any budget; use time windows (WINDOW, DWINDOW, RANGE) with " +
+        "limits, or drop limits")
+    }
     val forward = WindowJoin(children, inputNames, times, condition, spec, Algorithm.parse(algorithm), output,
       accessSpec, joinHow, resourceLimits)
     val join = if (!bidirectional) forward else {

@@ -1,5 +1,7 @@
 package wjoin.core
 
+import wjoin.core.shedding.{ShedPlan, SheddingEngine}
+
 /** A row as the engine sees it: input index, event time, hash key (null if unhashed), payload. */
 final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
 
@@ -33,12 +35,25 @@ final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
  * combination once; the ordered mode only emits it later (after the watermark passes). A
  * rebuilt engine (restore, then the batch) emits exactly what the kept one would.
  *
+ * Under resource limits (`shed`) the engine is the eager shedding one
+ * ([[shedding.SheddingBackwardEvaluation]]); [[shedding]] says what changes: the state keeps
+ * only the rows the windows keep, and each batch runs under its own [[shedding.ShedPlan]].
+ *
  * @param plan      the engine plan (the algorithm decides the mode)
  * @param filter    the non-window predicate
  * @param ranges    range attributes of rows, for indexed inputs
+ * @param shed      resource limits: the first batch's budgets; None: exact
+ * @param partition the partition (seeds the shedding's random choices)
  */
-final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None) {
-  val engine: WJoinEngine = WJoinEngine.streaming(plan, filter, Long.MinValue, ranges)
+final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None,
+    shed: Option[ShedPlan] = None, partition: Int = 0) {
+  require(shed.isEmpty || !plan.forward, "a streaming W-join under limits runs the eager mode (NLW-join, HW-join)")
+  val engine: WJoinEngine = WJoinEngine(plan, filter, EngineMode.Streaming(Long.MinValue), ranges, shed, partition)
+  /** Under limits, the engine's budgets and shed rows; else None. */
+  val shedder: Option[SheddingEngine] = engine match {
+    case s: SheddingEngine => Some(s)
+    case _ => None
+  }
   /** Ordered mode: rows newer than the last W, in [[MicroBatchWJoin.ArrivalOrder]]. */
   private var waiting: IndexedSeq[EngineRow] = Vector.empty
   private var started = false

@@ -1,6 +1,7 @@
 package wjoin.exec
 
 import wjoin.core.{AnchorDecisions, JoinHow, MicroBatchWJoin}
+import wjoin.core.shedding.ShedPlan
 
 /**
  * One partition of a streaming W-join as it lives in executor memory between micro-batches:
@@ -13,6 +14,8 @@ import wjoin.core.{AnchorDecisions, JoinHow, MicroBatchWJoin}
  *   engine ──onEvict(i, t, row)──> state index (chunk bookkeeping)
  *                              └─> decisions (anchored: row of input 0 decided)
  *   decisions ──first match──> state index (the anchor's bit, persisted)
+ *   under limits: engine ──onShed(i, row)──> state index (the row is taken back)
+ *                 state index ──save──> the budgets' rates and counts (persisted)
  * }}}
  *
  * The codec, its compiled predicate and its writers are the ones of the task that built the
@@ -22,11 +25,14 @@ import wjoin.core.{AnchorDecisions, JoinHow, MicroBatchWJoin}
  * @param codec          rows of the inputs as stored, and the compiled residual and writers
  * @param partitionIndex the partition (initialises nondeterministic expressions)
  * @param how            what is emitted
+ * @param shed           resource limits: the budgets of the batch that builds the partition
+ *                       (each batch then [[retarget]]s them)
  */
-final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: JoinHow) {
+final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: JoinHow,
+    shed: Option[ShedPlan] = None) {
   private val combined = codec.combinedRow()
   val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
-    codec.rangeValues())
+    codec.rangeValues(), shed, partitionIndex)
   val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
   val state: WindowJoinStateStore = new WindowJoinStateStore(codec, anchored = how.anchored)
   /** Anchored W-joins only, else null. */
@@ -38,12 +44,25 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
     decisions.onFirstMatch = state.matched
   }
 
+  join.shedder.foreach { s =>
+    s.onShed = state.retract
+    state.budgets = () => s.budgets.save()
+  }
+
+  /**
+   * Under limits, before each micro-batch (after [[restore]]): batch `batchId` runs under
+   * `plan`, its random choices seeded by the batch.
+   */
+  def retarget(plan: Option[ShedPlan], batchId: Long): Unit =
+    for (s <- join.shedder; p <- plan) s.budgets.retarget(p, batchId)
+
   /** Rows the state holds (and the engine buffers, or keeps waiting). */
   def bufferedRows: Long = state.liveRows
 
   /** A new partition, after `state.begin`: every row of the store into the engine. */
   def restore(): Unit = {
     join.restore(state.load())
+    for (s <- join.shedder; saved <- Option(state.restoredBudgets)) s.budgets.restore(saved)
     if (decisions != null) state.restoredMatched.foreach(decisions.restoreMatched)
   }
 }

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreProviderId}
 
 import wjoin.core.{AnchorDecisions, EngineRow, JoinHow}
+import wjoin.core.shedding.ShedPlan
 
 /**
  * Runs one micro-batch of one partition of a streaming W-join against its state store: the
@@ -35,11 +36,13 @@ import wjoin.core.{AnchorDecisions, EngineRow, JoinHow}
  *                  orders, residual, stored columns); a kept engine is reused only for the same
  * @param keptRows  most buffered rows this executor keeps in engines between batches; 0: none
  *                  (every batch rebuilds from the store)
+ * @param shed      resource limits: this batch's budgets per partition (the eager shedding
+ *                  engine; shed rows are not kept in the state); None: exact
  * @see [[wjoin.core.MicroBatchWJoin]] for what a batch emits and evicts
  */
 final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, lateBound: Long,
-    watermark: Long, how: JoinHow = JoinHow.Inner, planFingerprint: String = "", keptRows: Long = 0L)
-    extends Serializable {
+    watermark: Long, how: JoinHow = JoinHow.Inner, planFingerprint: String = "", keptRows: Long = 0L,
+    shed: Option[ShedPlan] = None) extends Serializable {
 
   /** One partition's micro-batch: its output rows, then (once they are consumed and the store committed) [[committed]]. */
   final class Run(val rows: Iterator[InternalRow], partition: StreamingPartition, cacheId: StateStoreProviderId) {
@@ -59,10 +62,11 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
       runId: UUID): Run = {
     val cacheId = StateStoreProviderId(store.id, runId)
     val kept = if (keptRows > 0) StreamingEngineCache.checkOut(cacheId, store.version, planFingerprint) else None
-    val p = kept.getOrElse(new StreamingPartition(codec, partitionIndex, how))
+    val p = kept.getOrElse(new StreamingPartition(codec, partitionIndex, how, shed))
     val state = p.state
     state.begin(store, batchId, watermark)
     if (kept.isEmpty) p.restore()
+    p.retarget(shed, batchId)
     val decisions = p.decisions
     val merger = new InputMerger(inputs.toArray, p.codec, lateBound = Some(lateBound),
       onUnjoinableAnchor = if (decisions == null) null else decisions.unjoinable)

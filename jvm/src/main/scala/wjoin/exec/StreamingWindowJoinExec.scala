@@ -146,7 +146,7 @@ case class StreamingWindowJoinExec(
     // Bound to places: a micro-batch without new data replaces a source by an empty relation
     // whose columns carry no qualifier, so `A.k` would read `k`.
     def bound(e: Expression, to: Seq[Attribute]) = BindReferences.bindReference(e, to, allowFailures = true).sql
-    Seq[Any](how, algorithm, enginePlan.describe(inputNames), enginePlan.describePaths(inputNames),
+    Seq[Any](how, algorithm, planned.shed.map(_.limits), enginePlan.describe(inputNames), enginePlan.describePaths(inputNames),
       enginePlan.describeStrategy(inputNames, _.toString), enginePlan.expirationInterval, enginePlan.nodeSize,
       enginePlan.bindings, enginePlan.horizon.toSeq, residual.map(bound(_, stored)),
       codec.inputAttributes.map(_.map(a => s"${a.name}:${a.dataType}")), codec.time,
@@ -159,7 +159,7 @@ case class StreamingWindowJoinExec(
     // Time and key columns are stored too: an engine can be rebuilt from the state.
     val codec = rowCodec(storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references))
     val evaluator = new StreamingWindowJoinEvaluator(codec, joinMetrics, micros(lateWatermarkMs),
-      micros(evictionWatermarkMs), how, planFingerprint(codec), WJoinConf.keptEngineRows(conf))
+      micros(evictionWatermarkMs), how, planFingerprint(codec), WJoinConf.keptEngineRows(conf), planned.shed)
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
       children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
     val commitTime = longMetric("commitTimeMs")

@@ -22,6 +22,7 @@ import wjoin.core.{EngineRow, WindowMatrix}
  *   key (-1, 0) -> (frontier time, frontier input as 4 bytes)    ordered mode: the sweep's progress
  *   key (-1, 1) -> (decided up to: W, no bytes)                   anchored, eager mode
  *   key (-2, chunk) -> (0, bit set of the chunk's matched rows)   anchored: rows of input 0
+ *   key (-3, 0) -> (0, the shedding's rates and probe counts)       under resource limits
  * }}}
  * in the default store of the operator, so it works the same on the HDFS-backed and the
  * RocksDB provider and needs no column families. A chunk is removed once none of its rows
@@ -47,6 +48,13 @@ import wjoin.core.{EngineRow, WindowMatrix}
  * every chunk back ([[load]]: rows point into the chunks' bytes, no copy), so a restarted
  * batch reloads the version it started from and computes the same output and the same chunks.
  *
+ * Under resource limits (`wjoin.core.shedding`) the state holds only the rows the windows
+ * keep: a row the engine sheds right after it was added is taken back ([[retract]]), and the
+ * budgets' rates and probe counts are saved with the rows ([[budgets]]), so a rebuilt engine
+ * sheds as the kept one would. (A chunk stays until its newest row expires, so the store may
+ * also hold that chunk's expired rows, as without limits; the windows and `live` never exceed
+ * the budget.)
+ *
  * @param codec     the stored form of each input's rows (and their keys)
  * @param anchored  the W-join decides anchor rows (left, left_semi, left_anti)
  */
@@ -60,9 +68,10 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
   private val keyFields = new GenericInternalRow(2)
   private val frontierKey = key(-1, 0L).copy()
   private val decidedKey = key(-1, 1L).copy()
+  private val budgetsKey = key(-3, 0L).copy()
   /** The chunks the store holds: (input, chunk id, max time, rows). */
   private var chunks = Vector.empty[(Int, Long, Long, Long)]
-  private val packers = Array.fill(n)(new java.io.ByteArrayOutputStream(4096))
+  private val packers = Array.fill(n)(new WindowJoinStateStore.ChunkBytes)
   private val packed = packers.map(new java.io.DataOutputStream(_))
   private val newMax = Array.fill(n)(Long.MinValue)
   private val newRows = new Array[Long](n)
@@ -81,6 +90,14 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
   private val placeOf = new java.util.IdentityHashMap[AnyRef, (Long, Int)]()
   /** Anchored: the loaded anchor rows matched in earlier batches (filled by [[load]]). */
   val restoredMatched: mutable.ArrayBuffer[AnyRef] = mutable.ArrayBuffer.empty
+  /** Per input, the last row added, and the chunk's size and max time before it (for [[retract]]). */
+  private val lastRow = new Array[AnyRef](n)
+  private val sizeBefore = new Array[Int](n)
+  private val maxBefore = new Array[Long](n)
+  /** Under limits: the budgets to save with the rows (set once by the partition); null: none. */
+  var budgets: () => Array[Byte] = null
+  /** Under limits: the budgets [[load]] found (null when none were saved). */
+  var restoredBudgets: Array[Byte] = _
 
   // The micro-batch being run (set by begin).
   private var store: StateStore = _
@@ -102,6 +119,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
     java.util.Arrays.fill(newMax, Long.MinValue)
     java.util.Arrays.fill(newRows, 0L)
     packers.foreach(_.reset())
+    java.util.Arrays.fill(lastRow, null)
     changedBits.clear()
     restoredMatched.clear()
   }
@@ -132,6 +150,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
         frontierTime = pair.value.getLong(0)
         frontierInput = java.nio.ByteBuffer.wrap(pair.value.getBinary(1)).getInt()
       } else if (pair.key.getInt(0) == -1) decidedUpTo = pair.value.getLong(0)
+      else if (pair.key.getInt(0) == -3) restoredBudgets = pair.value.getBinary(1)
       else if (pair.key.getInt(0) == -2)
         matchedBits(pair.key.getLong(1)) = java.util.BitSet.valueOf(pair.value.getBinary(1))
       else found += ((pair.key.getInt(0), pair.key.getLong(1), pair.value.getBinary(1), pair.value.getLong(0)))
@@ -169,6 +188,9 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
   /** A new row of input i: packed into this batch's chunk of i. */
   def add(i: Int, t: Long, row: UnsafeRow, key: AnyRef): Unit = {
     if (anchored && i == 0) placeOf.put(row, (batchId, newRows(0).toInt))
+    lastRow(i) = row
+    sizeBefore(i) = packers(i).size
+    maxBefore(i) = newMax(i)
     val out = packed(i)
     out.writeLong(t)
     out.writeInt(row.getSizeInBytes)
@@ -177,6 +199,21 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
     newRows(i) += 1
     live(i) += 1
     added += 1
+  }
+
+  /**
+   * Under limits: the engine did not keep `row`, the last row [[add]]ed of input i (it sheds a
+   * row as it is offered, right after the add), so the state does not keep it either.
+   */
+  def retract(i: Int, row: AnyRef): Unit = {
+    require(lastRow(i) eq row, s"only the last row added of input $i can be taken back")
+    require(!(anchored && i == 0), "anchor rows are never shed")
+    lastRow(i) = null
+    packers(i).truncate(sizeBefore(i))
+    newMax(i) = maxBefore(i)
+    newRows(i) -= 1
+    live(i) -= 1
+    added -= 1
   }
 
   /** Anchored: the anchor row `row` (loaded or added by this batch) took part in its first combination. */
@@ -223,6 +260,8 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
       if (!plan.forward && watermark != Long.MinValue)
         store.put(decidedKey, valueProjection(new GenericInternalRow(Array[Any](watermark, Array.emptyByteArray))))
     }
+    if (budgets != null)
+      store.put(budgetsKey, valueProjection(new GenericInternalRow(Array[Any](0L, budgets()))))
     if (plan.forward && frontierTime != Long.MinValue)
       store.put(frontierKey, valueProjection(new GenericInternalRow(
         Array[Any](frontierTime, java.nio.ByteBuffer.allocate(4).putInt(frontierInput).array()))))
@@ -230,6 +269,11 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
 }
 
 object WindowJoinStateStore {
+  /** A chunk being packed: bytes that can be cut back to an earlier size. */
+  private final class ChunkBytes extends java.io.ByteArrayOutputStream(4096) {
+    def truncate(size: Int): Unit = { require(size <= count, "a chunk is only cut back"); count = size }
+  }
+
   /** Key schema of the store: (input, chunk). */
   val keySchema: StructType = new StructType().add("input", IntegerType).add("chunk", LongType)
   /** Value schema of the store: (max time of the chunk, packed rows). */

@@ -27,8 +27,9 @@ import wjoin.core.shedding.ShedPlan
  *
  * Rules, in order:
  *  - algorithm: the one asked for; auto = MW-join for streams with a ROWS window (only the
- *    ordered mode counts rows in event-time order), else [[Algorithm.auto]] (HW-join with a
- *    shared key, MW-join without, Hammad et al. Sec. 3);
+ *    ordered mode counts rows in event-time order), the eager HW-join (key) or NLW-join for
+ *    streams under resource limits (only the eager mode's state is bounded by the budget),
+ *    else [[Algorithm.auto]] (HW-join with a shared key, MW-join without, Hammad et al. Sec. 3);
  *  - keys: the shared equality key, used unless the algorithm is NLW-join;
  *  - residual: every conjunct, minus the key equalities when every input is hashed (the
  *    buckets then guarantee them);
@@ -112,7 +113,11 @@ object WindowJoinPlanner {
 
   /** The algorithm of `w`: the one asked for, else the auto rule (see the object comment). */
   def algorithmOf(w: WindowJoin, hasKey: Boolean): Algorithm =
-    w.algorithm.getOrElse(if (w.isStreaming && w.windows.counted) Algorithm.MW else Algorithm.auto(hasKey))
+    w.algorithm.getOrElse {
+      if (w.isStreaming && w.windows.counted) Algorithm.MW
+      else if (w.isStreaming && w.limits.isDefined) (if (hasKey) Algorithm.HW else Algorithm.NLW) // eager: see ShedBudgets
+      else Algorithm.auto(hasKey)
+    }
 
   /**
    * Keys, algorithm, residual and access paths of `w`, batch or streaming alike (one

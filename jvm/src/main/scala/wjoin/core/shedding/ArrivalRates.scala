@@ -45,4 +45,18 @@ final class ArrivalRates(initial: IndexedSeq[Double], unitsPerSecond: Long) {
 
   /** The current estimate of input's arrivals per second. */
   def perSecond(input: Int): Double = rate(input)
+
+  /** Streaming: the planner's new estimates, for the inputs whose rate was not measured yet. */
+  def retarget(estimates: IndexedSeq[Double]): Unit =
+    for (i <- rate.indices if !measured(i)) rate(i) = math.max(0.0, estimates(i))
+
+  /** Streaming: what the next micro-batch needs (saved in the state store with the rows). */
+  def writeTo(out: java.io.DataOutputStream): Unit = for (i <- rate.indices) {
+    out.writeDouble(rate(i)); out.writeLong(second(i)); out.writeLong(count(i)); out.writeBoolean(measured(i))
+  }
+
+  /** Streaming: the rates [[writeTo]] saved. */
+  def readFrom(in: java.io.DataInputStream): Unit = for (i <- rate.indices) {
+    rate(i) = in.readDouble(); second(i) = in.readLong(); count(i) = in.readLong(); measured(i) = in.readBoolean()
+  }
 }

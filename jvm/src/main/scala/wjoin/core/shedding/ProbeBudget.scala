@@ -24,7 +24,7 @@ import java.util.SplittableRandom
  * @param random         the engine's seeded random choices
  */
 final class ProbeBudget(budget: IndexedSeq[Double], rates: ArrivalRates, unitsPerSecond: Long,
-    random: SplittableRandom) {
+    private var random: SplittableRandom) {
   private val mu = budget.toArray
   private val n = mu.length
   private val second = Array.fill(n)(Long.MinValue)
@@ -49,5 +49,27 @@ final class ProbeBudget(budget: IndexedSeq[Double], rates: ArrivalRates, unitsPe
     val chosen = left > 0 && (left >= remaining || random.nextDouble() * remaining < left)
     if (chosen) used(input) += 1
     chosen
+  }
+
+  /**
+   * Streaming, at a micro-batch: the batch's mu_i and random choices. A second already begun
+   * keeps its quota (it may span two batches, and rows never probe beyond it).
+   */
+  def retarget(budget: IndexedSeq[Double], random: SplittableRandom): Unit = {
+    require(budget.size == n, "one probe rate per input")
+    budget.copyToArray(mu)
+    this.random = random
+  }
+
+  /** Streaming: the counts of the current seconds (saved in the state store with the rows). */
+  def writeTo(out: java.io.DataOutputStream): Unit = for (i <- 0 until n) {
+    out.writeLong(second(i)); out.writeLong(quota(i)); out.writeDouble(expected(i)); out.writeLong(used(i))
+    out.writeLong(seen(i))
+  }
+
+  /** Streaming: the counts [[writeTo]] saved. */
+  def readFrom(in: java.io.DataInputStream): Unit = for (i <- 0 until n) {
+    second(i) = in.readLong(); quota(i) = in.readLong(); expected(i) = in.readDouble(); used(i) = in.readLong()
+    seen(i) = in.readLong()
   }
 }

@@ -19,16 +19,18 @@ import wjoin.core.{BackwardEvaluation, EngineMode, EnginePlan, ForwardEvaluation
  * tests, in windows that are subsets of the exact ones): the result is a sub-bag of the exact
  * W-join. A forward-evaluated row must be buffered until its sweep to probe at all, so there a
  * row shed from memory neither probes nor is probed.
+ *
+ * A streaming W-join (eager mode only: the ordered mode holds rows newer than the watermark
+ * outside any window, which no budget bounds) keeps the engine across micro-batches; its
+ * state store keeps only the rows the windows keep ([[SheddingEngine.onShed]] takes the others
+ * back), and the [[ShedBudgets]] are retargeted per batch and saved with the state.
  */
-private[shedding] object SheddingEvaluation {
-  /** The engine's budgets; the caller counts each arrival in the rates before asking them. */
-  def budgets(shed: ShedPlan, partition: Int, batch: Long): (ArrivalRates, StateBudget, ProbeBudget) = {
-    val random = shed.random(partition, batch)
-    val rates = new ArrivalRates(shed.expectedRates, shed.unitsPerSecond)
-    (rates, new StateBudget(shed.stateCaps.getOrElse(IndexedSeq.fill(shed.n)(Int.MaxValue)), shed.retention, rates,
-      random.split()),
-      shed.probeRates.map(mu => new ProbeBudget(mu, rates, shed.unitsPerSecond, random.split())).orNull)
-  }
+trait SheddingEngine {
+  /** The engine's budgets: retargeted per micro-batch, saved with the state (streaming). */
+  def budgets: ShedBudgets
+
+  /** Called with (input, row) for every arrival not kept in its window. */
+  var onShed: (Int, AnyRef) => Unit = (_, _) => ()
 }
 
 /**
@@ -40,15 +42,17 @@ private[shedding] object SheddingEvaluation {
  * @param batch     the micro-batch (streaming; 0 in batch)
  */
 final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    shed: ShedPlan, partition: Int, batch: Long) extends BackwardEvaluation(plan, filter, ranges, mode) {
+    shed: ShedPlan, partition: Int, batch: Long) extends BackwardEvaluation(plan, filter, ranges, mode)
+    with SheddingEngine {
   require(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
-  private val (rates, state, probes) = SheddingEvaluation.budgets(shed, partition, batch)
+  val budgets = new ShedBudgets(shed, partition, batch)
 
   override def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
     val s = arriveRow(input, time, row)
-    rates.arrive(input, time)
-    if (probes == null || probes.probes(input, time)) probe.start(input, time, key, s) else stats.shedProbes += 1
-    if (state.admits(input, windows(input).size)) store(input, time, key, s) else stats.shedRows += 1
+    budgets.arrive(input, time)
+    if (budgets.probes(input, time)) probe.start(input, time, key, s) else stats.shedProbes += 1
+    if (budgets.stores(input, windows(input).size, stats.buffered)) store(input, time, key, s)
+    else { stats.shedRows += 1; onShed(input, row) }
   }
 }
 
@@ -62,19 +66,23 @@ final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ra
  * @param batch     the micro-batch (streaming; 0 in batch)
  */
 final class SheddingForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    shed: ShedPlan, partition: Int, batch: Long) extends ForwardEvaluation(plan, filter, ranges, mode) {
+    shed: ShedPlan, partition: Int, batch: Long) extends ForwardEvaluation(plan, filter, ranges, mode)
+    with SheddingEngine {
   require(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
-  private val (rates, state, probes) = SheddingEvaluation.budgets(shed, partition, batch)
+  require(mode == EngineMode.Batch, "a streaming W-join under limits runs the eager mode (backward evaluation): " +
+    "the ordered mode holds rows newer than the watermark outside its windows, beyond any budget")
+  val budgets = new ShedBudgets(shed, partition, batch)
   /** Per stored row, in arrival order: whether it probes when swept. */
   private val decisions = new java.util.ArrayDeque[java.lang.Boolean]()
 
   override def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
-    rates.arrive(input, time)
-    if (!state.admits(input, windows(input).size)) {
+    budgets.arrive(input, time)
+    if (!budgets.stores(input, windows(input).size, stats.buffered)) {
       arriveRow(input, time)
       stats.shedRows += 1
+      onShed(input, row)
     } else {
-      val probing = probes == null || probes.probes(input, time)
+      val probing = budgets.probes(input, time)
       if (!probing) stats.shedProbes += 1
       decisions.addLast(java.lang.Boolean.valueOf(probing))
       super.offer(input, time, key, row)

@@ -129,7 +129,7 @@ class SheddingEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val rates = new ArrivalRates(IndexedSeq(estimate), 1000)
       val random = new java.util.SplittableRandom(3)
       val probes = new ProbeBudget(IndexedSeq(20.0), rates, 1000, random.split())
-      val state = new StateBudget(IndexedSeq(50), IndexedSeq(2.0), rates, random.split()) // full window: 200 rows
+      val state = new StateBudget(IndexedSeq(50), 50L, IndexedSeq(2.0), rates, random.split()) // full window: 200 rows
       val window = scala.collection.mutable.Queue.empty[Long]
       var probed = 0
       var filled = 0L
@@ -137,7 +137,7 @@ class SheddingEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         val t = k * 10L
         rates.arrive(0, t)
         while (window.nonEmpty && window.head <= t - 2000) window.dequeue()
-        if (state.admits(0, window.size)) window.enqueue(t)
+        if (state.admits(0, window.size, window.size.toLong)) window.enqueue(t)
         if (probes.probes(0, t) && t >= 20000) probed += 1
         if (t >= 20000) filled += window.size
       }
