@@ -276,11 +276,16 @@ object WJoin extends PredicateHelper {
     val resolver = SQLConf.get.resolver
 
     // Give every input its name as qualifier and its own attribute ids (the same DataFrame
-    // may be several inputs).
+    // may be several inputs). The aliases carry the input's name in their metadata: Spark's
+    // RemoveRedundantAliases keeps the aliases under the sides of a Join apart, but not under
+    // the children of another node, and it removes an alias of a column to its own name and
+    // metadata, which would give two inputs the same ids (and `A.k = B.k` would become true).
     val seen = scala.collection.mutable.HashSet.empty[Long]
     val children: Seq[LogicalPlan] = plans.zip(inputNames).map { case (plan, name) =>
       val distinct = if (plan.output.exists(a => seen.contains(a.exprId.id)))
-        Project(plan.output.map(a => Alias(a, a.name)()), plan) else plan
+        Project(plan.output.map(a => Alias(a, a.name)(explicitMetadata = Some(
+          new MetadataBuilder().withMetadata(a.metadata).putString(InputMetadataKey, name).build()))), plan)
+      else plan
       distinct.output.foreach(a => seen += a.exprId.id)
       SubqueryAlias(name, distinct)
     }
@@ -362,6 +367,9 @@ object WJoin extends PredicateHelper {
     }
     WindowSpec(reversed, WindowMatrix.close(reversed, names), spec.integralTime, spec.strategy, excluding = Some(spec))
   }
+
+  /** Metadata key of the columns of an input that repeats another's ids: the input's name. */
+  val InputMetadataKey = "wjoin.input"
 
   /** The default time column: the input's only timestamp or timestamp_ntz column. */
   private def onlyTimestampColumn(plan: LogicalPlan, input: String): Attribute = {

@@ -149,6 +149,23 @@ class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     assert(got.count() == expected.size)
   }
 
+  test("one DataFrame filtered into three inputs keeps them apart (Spark's alias removal would merge their columns)") {
+    // A repartition (unlike a local relation, which Spark would fold the filters into) keeps
+    // the inputs' projections apart from the one below it: their aliases are then to columns.
+    val events = spark.range(0, 400).selectExpr("cast(id % 3 as int) as k", "cast(pmod(hash(id), 100) as bigint) as t", "cast(id as int) as v",
+      "cast((id div 3) % 3 as int) as input").repartition(3)
+    val ins = (0 until 3).map(i => ('A' + i).toChar.toString -> events.filter(col("input") === i).drop("input"))
+    events.createOrReplaceTempView("ev")
+    val expected = sorted(spark.sql(
+      """SELECT a.v, b.v, c.v FROM ev a JOIN ev b JOIN ev c ON a.input = 0 AND b.input = 1 AND c.input = 2
+        |AND a.k = b.k AND b.k = c.k AND abs(a.t - b.t) <= 3 AND abs(a.t - c.t) <= 3 AND abs(b.t - c.t) <= 3""".stripMargin))
+    assert(expected.nonEmpty)
+    for (algorithm <- Seq("hw", "mw", "nlw")) {
+      val got = WJoin(ins: _*).on("k").time("t").window("3").algorithm(algorithm).toDF.select("A.v", "B.v", "C.v")
+      assert(sorted(got) == expected, algorithm)
+    }
+  }
+
   test("misuse fails before any job with a message naming the culprit") {
     val a = stream(14, 10, 2, 10)
     val b = stream(15, 10, 2, 10)
