@@ -84,3 +84,47 @@ def test_bad_limits_fail_before_any_job(spark, three, kwargs, error, message):
         with pytest.raises(error, match=message):
             wjoin.wjoin(three, on="k", time="ts", window=4, **kwargs)
     assert jobs() == []
+
+
+def _streams(spark, root):
+    """Three parquet-file streams of 5 micro-batches of 12 rows per input (keys 1-2), then a flush."""
+    import random
+    from test_streaming import Streams, flush_rows
+    s = Streams(spark, root, n=3, delay="3 seconds")
+    rnd, ident = random.Random(4), 0
+    for b in range(5):
+        per = []
+        for _ in range(3):
+            per.append([(rnd.randint(1, 2), 10 * b + rnd.randint(0, 9), ident + j) for j in range(12)])
+            ident += 12
+        s.add(*per)
+    s.add(*flush_rows(3))
+    return s
+
+
+def _streamed(s, checkpoint, **kwargs):
+    """The streaming W-join of `s` under `kwargs` (rows of real ids), and the exact batch W-join."""
+    from test_streaming import ids, run_to_end
+    sink = {}
+    joined = wjoin.wjoin(s.streams(), on="k", time="ts", window="6 seconds", **kwargs)
+    run_to_end(ids(joined, 3), checkpoint, sink)
+    exact = rows_of(ids(wjoin.wjoin(s.static(), on="k", time="ts", window="6 seconds"), 3))
+    return [r for rows in sink.values() for r in rows if r[0] >= 0], exact
+
+
+def test_streaming_limits_shed_a_sub_bag_the_same_for_the_same_seed(spark, tmp_path):
+    """On streams the eager engine sheds: rows it does not keep are not kept in the state either, and
+    the same seed sheds the same rows (here a fresh checkpoint each run, the same micro-batches)."""
+    limits = dict(limits={"state_rows": 8, "probe_rate": 1}, allocation="equal", seed=3)
+    s = _streams(spark, tmp_path / "in")
+    got, exact = _streamed(s, str(tmp_path / "ck1"), **limits)
+    again, _ = _streamed(s, str(tmp_path / "ck2"), **limits)
+    assert exact and sub_bag(got, exact) and len(got) < len(exact)
+    assert sorted(got) == sorted(again)
+
+
+def test_streaming_limits_refuse_the_ordered_mode(spark, tmp_path):
+    from test_streaming import Streams
+    s = Streams(spark, tmp_path / "in", n=2)
+    with pytest.raises(ValueError, match="limits: a streaming W-join sheds load in the eager mode"):
+        wjoin.wjoin(s.streams(), on="k", time="ts", window="6 seconds", algorithm="mw", limits={"state_rows": 5})
