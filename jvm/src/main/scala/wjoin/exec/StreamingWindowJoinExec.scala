@@ -43,6 +43,8 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * partition's engine stays in executor memory from one batch to the next
  * ([[StreamingEngineCache]], bounded by `spark.wjoin.streaming.keptEngineRows`); the store is
  * the durable copy it is rebuilt from whenever it was not kept for exactly the version loaded.
+ * Under resource limits (eager mode only) the state keeps only the rows the shedding engine
+ * keeps, and each batch sheds with its own budgets ([[wjoin.core.shedding.ShedBudgets]]).
  *
  * Output watermark: output rows carry the event time of the first input (the only output
  * column that keeps the watermark metadata). Eager mode emits a combination in the batch of
@@ -53,7 +55,8 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * @param keys                each input's hash-key expressions; empty when there is no shared key
  * @param residual            the conjuncts the engine tests
  * @param output              the output columns
- * @param planned             input names, windows, algorithm (never auto), access paths
+ * @param planned             input names, windows, algorithm (never auto), access paths, and
+ *                            under limits this batch's budgets per partition
  * @param stateInfo           where the state lives; None only when the plan is merely explained
  * @param lateWatermarkMs     WL in milliseconds (0: none yet)
  * @param evictionWatermarkMs W in milliseconds (0: none yet)
