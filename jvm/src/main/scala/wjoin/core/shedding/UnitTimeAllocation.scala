@@ -155,11 +155,12 @@ object UnitTimeAllocation {
         val hi = math.min(cap(j), s)
         if (hi > lo) {
           def at(v: Double) = { val c = b.clone(); c(j) = v; c(k) = s - v; rate(c) }
-          // r is quadratic in B_j on [lo, hi]: three points give it.
+          // r is quadratic in B_j on [lo, hi], q u^2 + d u + c with u = B_j - lo: three points give it.
           val (f0, f1, fm) = (at(lo), at(hi), at((lo + hi) / 2))
-          val curvature = 2 * (f0 + f1 - 2 * fm) / ((hi - lo) * (hi - lo)) // = 2a' (second derivative)
-          val slope0 = (f1 - f0) / (hi - lo) - curvature * (hi - lo) / 2 // derivative at lo
-          val vertex = if (curvature < 0) lo - slope0 / curvature else Double.NaN
+          val h = hi - lo
+          val q = 2 * (f0 + f1 - 2 * fm) / (h * h)
+          val d = (f1 - f0) / h - q * h // the derivative at lo
+          val vertex = if (q < 0) lo - d / (2 * q) else Double.NaN
           val candidates = Seq(lo, hi) ++ (if (!vertex.isNaN && vertex > lo && vertex < hi) Seq(vertex) else Nil)
           val bestV = candidates.maxBy(at)
           if (at(bestV) > rate(b) * (1 + 1e-12) + 1e-300) { b(j) = bestV; b(k) = s - bestV; moved = true }

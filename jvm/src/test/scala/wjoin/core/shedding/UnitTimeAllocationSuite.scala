@@ -54,6 +54,16 @@ class UnitTimeAllocationSuite extends AnyFunSuite with ScalaCheckPropertyChecks 
     assert(UnitTimeAllocation.allocate(w, Some(40.0), None, Allocation.Proportional).state.map(math.rint) == IndexedSeq(10.0, 30.0))
   }
 
+  test("the pairwise exchange moves to the vertex of each pair's quadratic (an N = 4 case it once stopped short in)") {
+    val reach = Seq(0.4, 0.8, 0.4, 0.3, 0.3, 0.6, 0.9, 0.9, 0.5, 0.7, 1.0, 1.0, 0.7, 0.9, 0.3, 0.7)
+    val w = Workload(IndexedSeq(18.0, 9.0, 23.0, 27.0), IndexedSeq(290.0, 111.0, 266.0, 8.0),
+      (0 until 4).map(i => (0 until 4).map(j => reach(i * 4 + j))))
+    val auto = UnitTimeAllocation.allocate(w, Some(60.0), Some(45.0), Allocation.Auto)
+    // A grid over shares in steps of 1/8 reaches 46,046.6; the exchange stopped at 45,256 with
+    // memory (19.65, 19.65, 12.7, 8) when it took a wrong vertex.
+    assert(UnitTimeAllocation.outputRate(w, auto) >= 46046.6, auto)
+  }
+
   test("property: for N = 2..4 auto is at least every fixed split and within 1% of a grid search") {
     val gen = for {
       n <- Gen.choose(2, 4)
