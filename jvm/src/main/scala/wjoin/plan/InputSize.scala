@@ -25,17 +25,22 @@ import org.apache.spark.sql.wjoin.WJoinConf
  * partition for every form of W-join (keyed, keyless, ROWS windows, every `how`), so the
  * result is the shuffled plans' result; resource limits budget that one partition.
  *
+ * An input Spark cannot size (an RDD-backed one, e.g. PySpark's `createDataFrame` of a list)
+ * has Spark's default size `spark.sql.defaultSizeInBytes` (effectively infinite): it is never
+ * small, as Spark never broadcasts it.
+ *
  * @param bytes     the inputs' estimated size, summed
  * @param threshold the setting's value (>= 0)
+ * @param unknown   some input's size is unknown to Spark (its estimate is the default size)
  */
-final case class InputSize(bytes: BigInt, threshold: Long) {
+final case class InputSize(bytes: BigInt, threshold: Long, unknown: Boolean = false) {
   /** The inputs fit: the W-join runs in one task without a shuffle. */
-  def small: Boolean = bytes <= threshold
+  def small: Boolean = !unknown && bytes <= threshold
 
   /** EXPLAIN's reason: "inputs 1.2 MiB <= spark.wjoin.smallInputBytes 10.0 MiB". */
   def describe: String =
-    s"inputs ${WJoinConf.bytesText(bytes)} ${if (small) "<=" else ">"} ${WJoinConf.SmallInputBytesKey} " +
-      WJoinConf.bytesText(threshold)
+    (if (unknown) "input size unknown to Spark" else s"inputs ${WJoinConf.bytesText(bytes)}") +
+      s" ${if (small) "<=" else ">"} ${WJoinConf.SmallInputBytesKey} ${WJoinConf.bytesText(threshold)}"
 }
 
 object InputSize {
@@ -47,6 +52,6 @@ object InputSize {
    */
   def of(w: WindowJoin, conf: SQLConf): Option[InputSize] = WJoinConf.smallInputBytes(conf).map { threshold =>
     val sizes = w.children.map(c => Try(c.stats.sizeInBytes).getOrElse(BigInt(conf.defaultSizeInBytes)))
-    InputSize(sizes.sum, threshold)
+    InputSize(sizes.sum, threshold, unknown = sizes.exists(_ >= conf.defaultSizeInBytes))
   }
 }

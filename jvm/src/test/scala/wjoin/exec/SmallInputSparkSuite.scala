@@ -159,6 +159,11 @@ class SmallInputSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
       .queryExecution.explainString(SimpleMode))
     assert(large.contains("> spark.wjoin.smallInputBytes 10.0 MiB)") && large.contains("Exchange hashpartitioning"),
       large)
+    // An RDD-backed input has no size estimate (Spark's default size): never small.
+    val rdd = spark.createDataFrame(ins(0).rdd, ins(0).schema)
+    val unsized = explain("10MB", rdd, ins(1))
+    assert(unsized.contains("partitioning=hash(keys) (input size unknown to Spark > spark.wjoin.smallInputBytes " +
+      "10.0 MiB)") && unsized.contains("Exchange hashpartitioning"), unsized)
   }
 
   test("a bad spark.wjoin.smallInputBytes fails when set, naming the key") {

@@ -151,6 +151,8 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     }
     assert(InputSize(BigInt(1288490), 10L << 20).describe == "inputs 1258.3 KiB <= spark.wjoin.smallInputBytes 10.0 MiB")
     assert(InputSize(BigInt(11L << 20), 10L << 20).describe == "inputs 11.0 MiB > spark.wjoin.smallInputBytes 10.0 MiB")
+    val unknown = InputSize(BigInt(Long.MaxValue), Long.MaxValue, unknown = true)
+    assert(!unknown.small && unknown.describe.startsWith("input size unknown to Spark > spark.wjoin.smallInputBytes"))
   }
 
   test("small inputs under resource limits: budgets for one partition, not for the hash partitions") {
