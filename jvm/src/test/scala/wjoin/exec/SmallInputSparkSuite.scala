@@ -166,6 +166,19 @@ class SmallInputSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
       "10.0 MiB)") && unsized.contains("Exchange hashpartitioning"), unsized)
   }
 
+  test("adaptive execution decides again after the shuffle, from its real size: a filtered large input, same rows") {
+    // Spark estimates a Filter at its child's size (tens of MiB here); 4,000 rows remain.
+    val big = spark.range(0, 4000000, 1, 4).filter("id % 1000 = 0")
+      .select((col("id") % 7).as("k"), (col("id") / 1000).cast("long").as("t"))
+    def build = WJoin("A" -> big, "B" -> big).on("k").time("t").window("20").toDF
+    val (rows, plan) = run("10MB")(build)
+    val (shuffled, _) = run("-1")(build)
+    assert(rows.nonEmpty && rows == shuffled)
+    val exec = execOf(plan)
+    assert(exec.singleTask && exec.partitioningText.startsWith("single task (inputs "), exec.partitioningText)
+    assert(exchanges(plan).nonEmpty, s"the shuffle ran before the re-planning\n$plan")
+  }
+
   test("a bad spark.wjoin.smallInputBytes fails when set, naming the key") {
     for (bad <- Seq("-5", "lots")) {
       val e = intercept[Exception](spark.conf.set(WJoinConf.SmallInputBytesKey, bad))
