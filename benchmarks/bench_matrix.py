@@ -22,6 +22,7 @@ a fresh session (a new process). `--plot` turns the JSON lines into the heat map
     .venv/bin/python -m pip install -r benchmarks/requirements.txt     # matplotlib, for --plot
     .venv/bin/python benchmarks/bench_matrix.py --plot benchmarks/.data/matrix.jsonl docs/img/matrix.png
     .venv/bin/python benchmarks/bench_matrix.py --only double:base --repeats 3     # one cell
+    .venv/bin/python benchmarks/bench_matrix.py --only "key:size 10k" --conf spark.wjoin.smallInputBytes=-1
 """
 from __future__ import annotations
 
@@ -198,9 +199,9 @@ def measure(spark, cell: Cell, repeats: int) -> dict:
                 builtin_rows_per_s=total_in / mb, ratio=mb / mo, runs_wjoin=t_ours, runs_builtin=t_builtin)
 
 
-def cold(cell: Cell, plan: str) -> dict:
+def cold(cell: Cell, plan: str, conf=()) -> dict:
     """The first run of `plan` in this fresh process, then two more (the warm time)."""
-    spark = session(f"wjoin-matrix-cold-{plan}")
+    spark = session(f"wjoin-matrix-cold-{plan}", conf=conf)
     dfs = inputs(spark, cell)
     build = ours if plan == "wjoin" else builtin
     runs = [timed(lambda: noop(build(dfs, cell))) for _ in range(3)]
@@ -246,22 +247,25 @@ def main():
     p.add_argument("--cold", action="store_true", help="also time each kind's base cell cold, in fresh processes")
     p.add_argument("--cold-cell", nargs=2, metavar=("CELL", "PLAN"), help=argparse.SUPPRESS)
     p.add_argument("--plot", nargs=2, metavar=("JSONL", "PNG"))
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a session setting for both plans, e.g. spark.wjoin.smallInputBytes=-1 (the shuffled plan)")
     args = p.parse_args()
+    conf = [tuple(kv.split("=", 1)) for kv in args.conf]
     if args.plot:
         return plot(*args.plot)
     chosen = [c for c in cells() if not args.only
               or any(o in (c.name, c.kind) for o in args.only.split(","))]
     if args.cold_cell:
         cell = next(c for c in cells() if c.name == args.cold_cell[0])
-        print(json.dumps(cold(cell, args.cold_cell[1])), flush=True)
+        print(json.dumps(cold(cell, args.cold_cell[1], conf)), flush=True)
         return
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    spark = session("wjoin-bench-matrix")
+    spark = session("wjoin-bench-matrix", conf=conf)
     say(f"local[*] on {spark.sparkContext.defaultParallelism} cores; medians of {args.repeats} alternating runs "
-        f"after one warm-up each; every output column to the noop sink")
+        f"after one warm-up each; every output column to the noop sink" + "".join(f"; {k}={v}" for k, v in conf))
     with open(args.out, "a") as out:
         for cell in chosen:
-            r = measure(spark, cell, args.repeats)
+            r = dict(measure(spark, cell, args.repeats), conf=dict(conf))
             say(line(r))
             out.write(json.dumps(r) + "\n")
             out.flush()
@@ -269,7 +273,8 @@ def main():
         if args.cold:
             for cell in (c for c in chosen if c.variation == "base"):
                 for plan in ("wjoin", "builtin"):
-                    done = subprocess.run([sys.executable, __file__, "--cold-cell", cell.name, plan],
+                    done = subprocess.run([sys.executable, __file__, "--cold-cell", cell.name, plan]
+                                          + [f"--conf={k}={v}" for k, v in conf],
                                           capture_output=True, text=True, check=True)
                     r = json.loads(done.stdout.strip().splitlines()[-1])
                     say(f"cold {r['name']:<20} {plan:<8} first {r['first_s']:6.2f} s, warm {r['warm_s']:6.2f} s, "

@@ -15,7 +15,7 @@ import wjoin.plan.WindowJoinPlanner.{PlannedAccess, PlannedJoin}
  *
  * {{{
  *   WindowJoinPlanner.JoinChoice ──> BaseWindowJoinExec ──enginePlan / rowCodec / joinMetrics──> evaluator
- *                                     ├─ WindowJoinExec           (batch: hash, time bands or one partition)
+ *                                     ├─ WindowJoinExec           (batch: one task, hash, time bands or one partition)
  *                                     └─ StreamingWindowJoinExec  (state store per partition)
  * }}}
  */

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import wjoin.core.{JoinHow, TimeBands}
-import wjoin.plan.{WindowJoin, WindowJoinPlanner}
+import wjoin.plan.{InputSize, WindowJoin, WindowJoinPlanner}
 import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
 /**
@@ -21,7 +21,15 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  *     ├─ Sort [ts_A]  <- Exchange hashpartitioning(key_A)   (or SinglePartition without a key)
  *     ├─ Sort [ts_B]  <- Exchange hashpartitioning(key_B)
  *     └─ ...
+ *
+ *   WindowJoinExec, small inputs: one task, no shuffle
+ *     ├─ Sort [ts_A]  <- Coalesce 1   (every partition of A read by that task)
+ *     └─ ...
  * }}}
+ *
+ * Small inputs ([[InputSize]]) run in one task: the planner puts a narrow `Coalesce 1` over
+ * each child ([[WindowJoinStrategy]]), which satisfies the one-partition requirement below
+ * without an Exchange; Spark sorts each coalesced child by time in that task.
  *
  * With an equality key shared by all inputs, every child is clustered on its key into the
  * same partitioning, so all rows that can join meet in one partition. Each child is sorted by
@@ -45,6 +53,8 @@ import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  *                    (the planner gives 1 with a key or a ROWS window)
  * @param how         what is emitted; left, left_semi and left_anti without a key run in one
  *                    partition (an anchor row copied to several bands would be decided in each)
+ * @param inputSize   the inputs' estimated size against `spark.wjoin.smallInputBytes` (None:
+ *                    the setting is -1); small: one task without a shuffle, no bands
  */
 case class WindowJoinExec(
     timeColumns: Seq[Expression],
@@ -54,8 +64,12 @@ case class WindowJoinExec(
     planned: PlannedJoin,
     children: Seq[SparkPlan],
     timeBands: Int = 1,
-    how: JoinHow = JoinHow.Inner) extends BaseWindowJoinExec {
+    how: JoinHow = JoinHow.Inner,
+    inputSize: Option[InputSize] = None) extends BaseWindowJoinExec {
   require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
+
+  /** Small inputs: one task reads every input, no shuffle (children are coalesced to one partition). */
+  def singleTask: Boolean = inputSize.exists(_.small)
 
   override protected def streaming: Boolean = false
 
@@ -63,10 +77,11 @@ case class WindowJoinExec(
    * Partitioned by event-time bands: no shared key, more than one band allowed, and no ROWS
    * window (a band does not see the rows before it, so it could not count them).
    */
-  def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted && !how.anchored
+  def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted && !how.anchored && !singleTask
 
   override def requiredChildDistribution: Seq[Distribution] =
-    if (hashPartitioned) keys.map(k => ClusteredDistribution(k))
+    if (singleTask) children.map(_ => AllTuples)
+    else if (hashPartitioned) keys.map(k => ClusteredDistribution(k))
     else if (banded) children.map(_ => UnspecifiedDistribution)
     else children.map(_ => AllTuples)
 
@@ -85,8 +100,16 @@ case class WindowJoinExec(
   override def simpleString(maxFields: Int): String =
     s"WindowJoin $algorithmText, $joinDescription, partitioning=$partitioningText"
 
-  /** EXPLAIN's partitioning: hash on the key, time bands (at most, and their least width), or one. */
-  def partitioningText: String =
+  /**
+   * EXPLAIN's partitioning: one task for small inputs, hash on the key, time bands (at most, and
+   * their least width), or one partition; with the inputs' size against the setting.
+   */
+  def partitioningText: String = inputSize match {
+    case Some(size) if size.small => s"single task (${size.describe})"
+    case size => shuffledText + size.fold("")(s => s" (${s.describe})")
+  }
+
+  private def shuffledText: String =
     if (hashPartitioned) "hash(keys)"
     else if (banded) s"time bands(<= $timeBands, width >= ${windows.render(TimeBands.minWidth(windows.matrix))})"
     else if (keys.isEmpty && timeBands > 1 && how.anchored) s"single partition (how=$how decides each anchor row once)"
@@ -117,11 +140,11 @@ case class WindowJoinExec(
 }
 
 object WindowJoinExec {
-  /** The batch node of `w` as the planner decides it ([[WindowJoinPlanner.batch]]). */
-  def apply(w: WindowJoin, children: Seq[SparkPlan]): WindowJoinExec = of(w, WindowJoinPlanner.batch(w), children)
-
-  /** The batch node of `w` for a planner's `choice`. */
+  /**
+   * The batch node of `w` for a planner's `choice` ([[WindowJoinPlanner.batch]]); with small
+   * inputs, `children` are the coalesced ones ([[WindowJoinStrategy]]).
+   */
   def of(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan]): WindowJoinExec =
     new WindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output, WindowJoinPlanner.planned(w, choice),
-      children, choice.timeBands, w.how)
+      children, choice.timeBands, w.how, choice.inputSize)
 }

@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.execution.{SparkPlan, SparkStrategy}
+import org.apache.spark.sql.execution.{CoalesceExec, SparkPlan, SparkStrategy}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
 import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.wjoin.SparkBridge
@@ -16,7 +16,8 @@ import org.apache.spark.sql.wjoin.SparkBridge
 import wjoin.plan.{StreamPartitioning, StreamingStatistics, WindowJoin, WindowJoinPlanner}
 
 /**
- * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs, as
+ * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs (over a
+ * `Coalesce 1` of each when they are small: one task, no shuffle), as
  * [[StreamingWindowJoinExec]] over streams, as [[WindowJoinPlanner]] decides. Spark gives state info and watermarks only to
  * its own stateful operators, so the streaming node gets them here, from the micro-batch
  * being planned ([[SparkBridge.currentMicroBatch]]). A keyless streaming W-join partitioned
@@ -46,8 +47,19 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
 
   override def apply(plan: LogicalPlan): Seq[SparkPlan] = plan match {
     case w: WindowJoin if w.isStreaming => planStreaming(w) :: Nil
-    case w: WindowJoin => WindowJoinExec(w, w.children.map(planLater)) :: Nil
+    case w: WindowJoin => planBatch(w) :: Nil
     case _ => Nil
+  }
+
+  /**
+   * A batch W-join as [[WindowJoinPlanner.batch]] decides. Small inputs are read by one task:
+   * each child under a narrow `Coalesce 1` (no shuffle: the task reads all of the child's
+   * partitions), which satisfies the node's one-partition requirement without an Exchange.
+   */
+  private def planBatch(w: WindowJoin): SparkPlan = {
+    val choice = WindowJoinPlanner.batch(w)
+    val children = w.children.map(planLater)
+    WindowJoinExec.of(w, choice, if (choice.singleTask) children.map(CoalesceExec(1, _)) else children)
   }
 
   private def planStreaming(w: WindowJoin): SparkPlan = {

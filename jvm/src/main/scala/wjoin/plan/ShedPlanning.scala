@@ -16,7 +16,9 @@ import wjoin.core.shedding.{ResourceLimits, ShedPlan, UnitTimeAllocation}
  *                                                                           an arrival of i probes
  * }}}
  * partitions = min(spark.sql.shuffle.partitions, distinct keys) when rows are hash-partitioned
- * on the key, else 1 (a time band sees every input's rate). A second of event time is
+ * on the key, else 1 (a time band sees every input's rate). Small inputs run in one task
+ * ([[InputSize]]): the planner then plans with one shuffle partition, so partitions = 1 and
+ * the budgets are the whole input's. A second of event time is
  * 1,000,000 units of a timestamp column, and 1 unit of an integral one.
  */
 object ShedPlanning {

@@ -20,6 +20,7 @@ import wjoin.core.shedding.ShedPlan
  *              ──RangePredicates────────> range bindings (band / inequality conjuncts)
  *              ──InputStatistics / StreamingStatistics──> per-input statistics
  *              ──AccessPlanner──────────> paths, probe orders, tau, costs
+ *              ──InputSize──────────────> one task without a shuffle (batch, small inputs)
  *              ──WJoinConf.timeBands────> time bands (batch, no shared key)
  *   = JoinChoice  ──> WindowJoinExec / StreamingWindowJoinExec (WindowJoinStrategy)
  *                 ──> the EXPLAIN COST suffix of the logical node
@@ -33,7 +34,9 @@ import wjoin.core.shedding.ShedPlan
  *  - keys: the shared equality key, used unless the algorithm is NLW-join;
  *  - residual: every conjunct, minus the key equalities when every input is hashed (the
  *    buckets then guarantee them);
- *  - partitioning: hash on the keys when there are keys and no ROWS window; else, batch,
+ *  - partitioning: batch, one task without a shuffle when the inputs are small
+ *    ([[InputSize]], [[WJoinConf.SmallInputBytes]]); hash on the keys when there are keys and
+ *    no ROWS window; else, batch,
  *    event-time bands when the window matrix bounds every input's reach and
  *    [[WJoinConf.timeBands]] > 1; streaming, band cells when band predicates reach every
  *    input from the first ([[StreamPartitioning]]; the cell is then the key the join is
@@ -86,10 +89,15 @@ object WindowJoinPlanner {
    * @param timeBands batch without a hash partitioning: the most time bands (partitions), >= 1;
    *                  1 = one partition. Always 1 for streams and with hash partitioning.
    * @param shed      with resource limits: each partition's budgets ([[ShedPlanning]])
+   * @param inputSize batch: the inputs' estimated size against [[WJoinConf.SmallInputBytes]]
+   *                  (None: the setting is -1); small inputs run in one task, no shuffle
    */
   final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression],
-      access: PlannedAccess, timeBands: Int = 1, shed: Option[ShedPlan] = None) {
+      access: PlannedAccess, timeBands: Int = 1, shed: Option[ShedPlan] = None, inputSize: Option[InputSize] = None) {
     require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
+    require(!(singleTask && timeBands > 1), s"a single-task W-join has no time bands, got $timeBands")
+    /** Batch with small inputs: one task reads every input, no shuffle ([[InputSize]]). */
+    def singleTask: Boolean = inputSize.exists(_.small)
     /** Rows are put into per-key buckets: a key exists and the algorithm is not NLW-join. */
     def hashed: Boolean = algorithm != Algorithm.NLW && keys.nonEmpty
   }
@@ -193,15 +201,25 @@ object WindowJoinPlanner {
   }
 
   /**
-   * A batch W-join: [[choose]], then its time bands. Without a shared key, and when the
-   * matrix bounds every input's reach ([[TimeBands.applicable]]) and no ROWS window counts
-   * over the whole input, rows are split into at most [[WJoinConf.timeBands]] bands; a bad
-   * setting fails here, naming the key.
+   * A batch W-join: [[choose]], then how its rows are partitioned.
+   *  - Small inputs ([[InputSize]]: Spark's size estimates sum to at most
+   *    [[WJoinConf.SmallInputBytes]]): one task reads every input without a shuffle. It is
+   *    planned as one shuffle partition, so resource limits budget the whole input.
+   *  - Else without a shared key, when the matrix bounds every input's reach
+   *    ([[TimeBands.applicable]]) and no ROWS window counts over the whole input, rows are split
+   *    into at most [[WJoinConf.timeBands]] bands.
+   * A bad setting fails here, naming the key.
    */
   def batch(w: WindowJoin, conf: SQLConf = SQLConf.get): JoinChoice = {
-    val choice = choose(w)
+    val size = InputSize.of(w, conf)
+    if (size.exists(_.small)) {
+      val onePartition = conf.clone()
+      onePartition.setConfString(SQLConf.SHUFFLE_PARTITIONS.key, "1")
+      return SQLConf.withExistingConf(onePartition)(choose(w)).copy(inputSize = size)
+    }
+    val choice = SQLConf.withExistingConf(conf)(choose(w))
     val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) WJoinConf.timeBands(conf) else 1
-    choice.copy(timeBands = if (w.windows.counted) 1 else bands)
+    choice.copy(timeBands = if (w.windows.counted) 1 else bands, inputSize = size)
   }
 
   /** How the rows of streaming W-join `w` are partitioned ([[StreamPartitioning]]). */

@@ -1,5 +1,6 @@
 package wjoin.plan
 
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, LessThan}
 import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan}
 import org.apache.spark.sql.internal.SQLConf
@@ -10,6 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import wjoin.WJoin
 import wjoin.core.Algorithm
 import wjoin.core.cost.AccessPath
+import wjoin.core.shedding.{Allocation, ResourceLimits}
 
 /**
  * [[WindowJoinPlanner]] on logical W-joins over local relations, without a SparkSession or a
@@ -27,12 +29,29 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
       .collectFirst { case w: WindowJoin => w }.get
   }
 
-  /** SQLConf with spark.wjoin.timeBands set to `value` (None: unset) and 7 shuffle partitions. */
-  private def conf(value: Option[String]): SQLConf = {
+  /**
+   * SQLConf with spark.wjoin.timeBands set to `value` (None: unset), 7 shuffle partitions and
+   * spark.wjoin.smallInputBytes `small` (-1: the small-input plan off; these inputs are empty).
+   */
+  private def conf(value: Option[String], small: String = "-1"): SQLConf = {
     val c = new SQLConf
     c.setConfString(SQLConf.SHUFFLE_PARTITIONS.key, "7")
     value.foreach(c.setConfString(WJoinConf.TimeBandsKey, _))
+    c.setConfString(WJoinConf.SmallInputBytesKey, small)
     c
+  }
+
+  /** A local relation of `rows` rows (t, k, x): t = 0, 1, ..., k over `keys` values. */
+  private def rowsInput(rows: Int, keys: Int): LogicalPlan = {
+    val attrs = Seq(AttributeReference("t", LongType)(), AttributeReference("k", IntegerType)(),
+      AttributeReference("x", IntegerType)())
+    LocalRelation(attrs, (0 until rows).map(i => InternalRow(i.toLong, i % keys, i)))
+  }
+
+  private def joinOf(inputs: Seq[LogicalPlan], on: Seq[String], windows: String): WindowJoin = {
+    val names = Seq("A", "B", "C").take(inputs.size)
+    WJoin.plan(inputs, names, on, None, Seq("t"), None, Some(windows), "auto")
+      .collectFirst { case w: WindowJoin => w }.get
   }
 
   test("auto: HW-join on a shared key; all inputs hashed, its equality leaves the residual; one partition") {
@@ -114,6 +133,47 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     val notInt = intercept[IllegalArgumentException](WindowJoinPlanner.batch(join(Nil, "WINDOW(A,B) = 5"),
       conf(Some("many"))))
     assert(notInt.getMessage.contains(WJoinConf.TimeBandsKey), notInt.getMessage)
+  }
+
+  test("small inputs: one task (no bands) when Spark's size estimates sum to at most spark.wjoin.smallInputBytes") {
+    val inputs = Seq(rowsInput(100, 10), rowsInput(100, 10))
+    val bytes = inputs.map(_.stats.sizeInBytes).sum
+    assert(bytes > 0)
+    for (on <- Seq(Seq("k"), Nil)) {
+      val w = joinOf(inputs, on, "WINDOW(A,B) = 5")
+      val small = WindowJoinPlanner.batch(w, conf(Some("4"), small = bytes.toString))
+      assert(small.singleTask && small.timeBands == 1 && small.inputSize.contains(InputSize(bytes, bytes.toLong)))
+      val over = WindowJoinPlanner.batch(w, conf(Some("4"), small = (bytes - 1).toString))
+      assert(!over.singleTask && over.inputSize.exists(!_.small))
+      assert(over.timeBands == (if (on.isEmpty) 4 else 1))
+      val off = WindowJoinPlanner.batch(w, conf(Some("4")))
+      assert(!off.singleTask && off.inputSize.isEmpty)
+    }
+    assert(InputSize(BigInt(1288490), 10L << 20).describe == "inputs 1258.3 KiB <= spark.wjoin.smallInputBytes 10.0 MiB")
+    assert(InputSize(BigInt(11L << 20), 10L << 20).describe == "inputs 11.0 MiB > spark.wjoin.smallInputBytes 10.0 MiB")
+    val unknown = InputSize(BigInt(Long.MaxValue), Long.MaxValue, unknown = true)
+    assert(!unknown.small && unknown.describe.startsWith("input size unknown to Spark > spark.wjoin.smallInputBytes"))
+  }
+
+  test("small inputs under resource limits: budgets for one partition, not for the hash partitions") {
+    val w = joinOf(Seq(rowsInput(300, 50), rowsInput(300, 50), rowsInput(300, 50)), Seq("k"), "WINDOW = 5")
+      .copy(limits = Some(ResourceLimits(Some(40L), Some(20.0), Allocation.Auto, 0L)))
+    val small = WindowJoinPlanner.batch(w, conf(None, small = "10MB"))
+    val onePartition = conf(None)
+    onePartition.setConfString(SQLConf.SHUFFLE_PARTITIONS.key, "1")
+    val shuffledInOne = WindowJoinPlanner.batch(w, onePartition)
+    val shuffled = WindowJoinPlanner.batch(w, conf(None))
+    assert(small.singleTask && small.shed.isDefined)
+    assert(small.shed == shuffledInOne.shed, "one task = one partition of the whole input")
+    assert(small.shed != shuffled.shed, "7 hash partitions see a seventh of the rates each")
+  }
+
+  test("spark.wjoin.smallInputBytes rejects values below -1 and non-sizes, naming the key") {
+    for (bad <- Seq("-2", "lots")) {
+      val e = intercept[IllegalArgumentException](WindowJoinPlanner.batch(join(Seq("k"), "WINDOW(A,B) = 5"),
+        conf(None, small = bad)))
+      assert(e.getMessage.contains(WJoinConf.SmallInputBytesKey), e.getMessage)
+    }
   }
 
   test("streams: state partitions follow the checkpoint only when hash-partitioned") {

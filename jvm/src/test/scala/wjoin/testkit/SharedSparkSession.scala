@@ -3,13 +3,19 @@ package wjoin.testkit
 import org.apache.spark.sql.SparkSession
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
-/** One local session with the W-join extension for a suite. */
+/**
+ * One local session with the W-join extension for a suite. The suites' inputs are all small,
+ * so the small-input plan (one task, `spark.wjoin.smallInputBytes`) is off here and they test
+ * the partitioned plans (hash, time bands) that larger inputs get; `SmallInputSparkSuite`
+ * turns it on and checks it against them.
+ */
 trait SharedSparkSession extends BeforeAndAfterAll { self: Suite =>
   @transient lazy val spark: SparkSession = SparkSession.builder()
     .master("local[2]")
     .appName(getClass.getSimpleName)
     .config("spark.sql.extensions", "wjoin.WJoinExtensions")
     .config("spark.sql.shuffle.partitions", "7")
+    .config("spark.wjoin.smallInputBytes", "-1")
     .config("spark.ui.enabled", "false")
     .getOrCreate()
 

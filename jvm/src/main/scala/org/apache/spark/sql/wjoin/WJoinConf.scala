@@ -1,7 +1,9 @@
 package org.apache.spark.sql.wjoin
 
-import org.apache.spark.internal.config.OptionalConfigEntry
+import org.apache.spark.internal.config.{ConfigEntry, OptionalConfigEntry}
+import org.apache.spark.network.util.ByteUnit
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.util.Utils
 
 /**
  * Every `spark.wjoin.*` session setting, declared once as a typed Spark config entry (doc,
@@ -37,6 +39,26 @@ object WJoinConf {
     .checkValue(_ >= 1, s"$TimeBandsKey must be an integer >= 1 (1 = one partition)")
     .createOptional
 
+  /** Key of [[SmallInputBytes]]. */
+  val SmallInputBytesKey = "spark.wjoin.smallInputBytes"
+
+  /**
+   * A batch W-join whose inputs' estimated sizes (Spark's logical-plan statistics) sum to at
+   * most this many bytes runs in one task without a shuffle; -1 never does. The default is
+   * Spark's own default for broadcasting a join side, `spark.sql.autoBroadcastJoinThreshold`.
+   */
+  val SmallInputBytes: ConfigEntry[Long] = SQLConf.buildConf(SmallInputBytesKey)
+    .doc("A batch W-join whose inputs' estimated sizes (Spark's plan statistics, as for " +
+      "spark.sql.autoBroadcastJoinThreshold) sum to at most this many bytes runs in a single task without a " +
+      "shuffle: each input's partitions are read in that task (coalesced, not shuffled) and sorted by event " +
+      "time there. Saves the shuffle and its fixed cost on small inputs. -1 disables it (hash, time-band or " +
+      "single-partition shuffles as for large inputs).")
+    .version("0.1.0")
+    .bytesConf(ByteUnit.BYTE)
+    .checkValue(_ >= -1, s"$SmallInputBytesKey must be a size in bytes >= 0 (e.g. 10MB), or -1 to disable " +
+      "the single-task plan")
+    .createWithDefaultString("10MB")
+
   /** Key of [[KeptEngineRows]]. */
   val KeptEngineRowsKey = "spark.wjoin.streaming.keptEngineRows"
 
@@ -63,6 +85,15 @@ object WJoinConf {
    * integer >= 1 fails with an IllegalArgumentException naming the key and the value.
    */
   def timeBands(conf: SQLConf): Int = conf.getConf(TimeBands).getOrElse(conf.numShufflePartitions)
+
+  /**
+   * [[SmallInputBytes]] of `conf`, None when disabled (-1). A bad value fails with an
+   * IllegalArgumentException naming the key and the value.
+   */
+  def smallInputBytes(conf: SQLConf): Option[Long] = Some(conf.getConf(SmallInputBytes)).filter(_ >= 0)
+
+  /** A byte count as Spark prints sizes in its UI and EXPLAIN ("1.2 MiB"). */
+  def bytesText(bytes: BigInt): String = Utils.bytesToString(bytes)
 
   /** [[KeptEngineRows]] of `conf`. */
   def keptEngineRows(conf: SQLConf): Long = conf.getConf(KeptEngineRows)
