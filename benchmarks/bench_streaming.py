@@ -236,7 +236,9 @@ def main():
     p.add_argument("--batches", type=int, default=10)
     p.add_argument("--rate", type=int, default=1000, help="rows per second of event time, per input")
     p.add_argument("--rates", default=None, help="per-input rates, e.g. 300,900,600 (overrides --rate)")
-    p.add_argument("--repeat", type=int, default=1, help="runs of each query, alternated; medians reported")
+    p.add_argument("--repeat", type=int, default=None,
+                   help="runs of each query, alternated; medians reported (default 1; keyless band join: 3 per "
+                        "partition count)")
     p.add_argument("--compare-rebuilt", action="store_true",
                    help="also run ours with spark.wjoin.streaming.keptEngineRows=0 (engines rebuilt every batch)")
     p.add_argument("--keys", type=int, default=1000)
@@ -249,8 +251,9 @@ def main():
                    help="measure the keyless band join abs(A.x - B.x) <= this instead (cells, 1 vs N partitions)")
     p.add_argument("--band-range", type=int, default=100_000, help="x is uniform over this many values")
     p.add_argument("--cells-partitions", type=int, default=4)
-    p.add_argument("--repeat", type=int, default=3, help="keyless band join: alternated runs per partition count")
     args = p.parse_args()
+    if args.repeat is None:
+        args.repeat = 3 if args.keyless_band else 1
 
     spark = session("bench_streaming", args.shuffle_partitions)
     rates = [int(r) for r in args.rates.split(",")] if args.rates else [args.rate] * args.inputs
