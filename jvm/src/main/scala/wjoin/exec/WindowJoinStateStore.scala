@@ -94,9 +94,6 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
   private val lastRow = new Array[AnyRef](n)
   private val sizeBefore = new Array[Int](n)
   private val maxBefore = new Array[Long](n)
-  /** Per input, this batch's rows and where their bytes start in its chunk (see [[save]]). */
-  private val batchRows = Array.fill(n)(mutable.ArrayBuffer.empty[UnsafeRow])
-  private val batchOffsets = Array.fill(n)(new mutable.ArrayBuffer[Int]())
   /** Under limits: the budgets to save with the rows (set once by the partition); null: none. */
   var budgets: () => Array[Byte] = null
   /** Under limits: the budgets [[load]] found (null when none were saved). */
@@ -123,8 +120,6 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
     java.util.Arrays.fill(newRows, 0L)
     packers.foreach(_.reset())
     java.util.Arrays.fill(lastRow, null)
-    batchRows.foreach(_.clear())
-    batchOffsets.foreach(_.clear())
     changedBits.clear()
     restoredMatched.clear()
   }
@@ -199,8 +194,6 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
     val out = packed(i)
     out.writeLong(t)
     out.writeInt(row.getSizeInBytes)
-    batchRows(i) += row
-    batchOffsets(i) += packers(i).size
     row.writeToStream(out, copyBuffer)
     if (t > newMax(i)) newMax(i) = t
     newRows(i) += 1
@@ -216,8 +209,6 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
     require(lastRow(i) eq row, s"only the last row added of input $i can be taken back")
     require(!(anchored && i == 0), "anchor rows are never shed")
     lastRow(i) = null
-    batchRows(i).dropRightInPlace(1)
-    batchOffsets(i).dropRightInPlace(1)
     packers(i).truncate(sizeBefore(i))
     newMax(i) = maxBefore(i)
     newRows(i) -= 1
@@ -243,23 +234,6 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
     }
   }
 
-  /**
-   * The rows this batch added of input i now point into their chunk's bytes instead of each
-   * holding its own copy, as the rows of an engine rebuilt from the store do: an engine kept
-   * for many batches then holds a few large arrays, not an array per row, which the garbage
-   * collector would otherwise trace and move for as long as the rows stay.
-   */
-  private def repoint(i: Int, bytes: Array[Byte]): Unit = {
-    val rows = batchRows(i)
-    val offsets = batchOffsets(i)
-    var k = 0
-    while (k < rows.size) {
-      val row = rows(k)
-      row.pointTo(bytes, Platform.BYTE_ARRAY_OFFSET + offsets(k), row.getSizeInBytes)
-      k += 1
-    }
-  }
-
   private def done(i: Int, maxTime: Long): Boolean =
     if (plan.forward) swept(maxTime, i)
     else WindowMatrix.add(maxTime, plan.horizon(i)) <= watermark
@@ -275,14 +249,9 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
     chunks = kept
     for (i <- 0 until n if newRows(i) > 0) {
       packed(i).flush()
-      val bytes = packers(i).toByteArray
-      val value = valueProjection(new GenericInternalRow(Array[Any](newMax(i), bytes)))
+      val value = valueProjection(new GenericInternalRow(Array[Any](newMax(i), packers(i).toByteArray)))
       if (done(i, newMax(i))) { removed += newRows(i); if (anchored && i == 0) matchedBits.remove(batchId) }
-      else {
-        store.put(key(i, batchId), value)
-        chunks :+= ((i, batchId, newMax(i), newRows(i)))
-        repoint(i, bytes)
-      }
+      else { store.put(key(i, batchId), value); chunks :+= ((i, batchId, newMax(i), newRows(i))) }
     }
     if (anchored) {
       val keptAnchors = chunks.collect { case (0, chunk, _, _) => chunk }.toSet
