@@ -47,7 +47,6 @@ final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
  */
 final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None,
     shed: Option[ShedPlan] = None, partition: Int = 0) {
-  require(shed.isEmpty || !plan.forward, "a streaming W-join under limits runs the eager mode (NLW-join, HW-join)")
   val engine: WJoinEngine = WJoinEngine(plan, filter, EngineMode.Streaming(Long.MinValue), ranges, shed, partition)
   /** Under limits, the engine's budgets and shed rows; else None. */
   val shedder: Option[SheddingEngine] = engine match {

@@ -136,8 +136,11 @@ object WindowJoinPlanner {
    * @param cellKeys streaming by band cells ([[StreamPartitioning.ByCells]]): per input, its cell
    *               column; the join is then planned as keyed on them (the algorithm, access
    *               paths and residual as for any shared key; auto is HW-join); empty otherwise
+   * @param partitions the shuffle partitions the rows are spread over (resource limits budget
+   *               one; a small batch W-join runs as one)
    */
-  def choose(w: WindowJoin, recent: Seq[StreamingStatistics.Sample] = Nil, cellKeys: Seq[Expression] = Nil): JoinChoice = {
+  def choose(w: WindowJoin, recent: Seq[StreamingStatistics.Sample] = Nil, cellKeys: Seq[Expression] = Nil,
+      partitions: Int = SQLConf.get.numShufflePartitions): JoinChoice = {
     val names = w.inputNames
     val inputs = w.children.map(_.outputSet)
     val analysis = JoinConditionAnalysis(inputs, w.condition) match {
@@ -162,8 +165,7 @@ object WindowJoinPlanner {
       scanOnly = algorithm == Algorithm.NLW, w.access.expiration.interval, forwardUpper = forwardUpper,
       graph = Some(graph))
     val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
-    val shed = w.limits.map(ShedPlanning.plan(w, _, stats, w.windows.partitionedBy(analysis.keys),
-      SQLConf.get.numShufflePartitions))
+    val shed = w.limits.map(ShedPlanning.plan(w, _, stats, w.windows.partitionedBy(analysis.keys), partitions))
     JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
       PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,
         w.windows.integralTime, graph), shed = shed)
@@ -212,12 +214,8 @@ object WindowJoinPlanner {
    */
   def batch(w: WindowJoin, conf: SQLConf = SQLConf.get): JoinChoice = {
     val size = InputSize.of(w, conf)
-    if (size.exists(_.small)) {
-      val onePartition = conf.clone()
-      onePartition.setConfString(SQLConf.SHUFFLE_PARTITIONS.key, "1")
-      return SQLConf.withExistingConf(onePartition)(choose(w)).copy(inputSize = size)
-    }
-    val choice = SQLConf.withExistingConf(conf)(choose(w))
+    if (size.exists(_.small)) return choose(w, partitions = 1).copy(inputSize = size)
+    val choice = choose(w, partitions = conf.numShufflePartitions)
     val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) WJoinConf.timeBands(conf) else 1
     choice.copy(timeBands = if (w.windows.counted) 1 else bands, inputSize = size)
   }

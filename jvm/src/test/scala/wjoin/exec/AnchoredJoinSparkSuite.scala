@@ -4,7 +4,7 @@ import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
-import wjoin.testkit.SharedSparkSession
+import wjoin.testkit.{NullableRows, SharedSparkSession}
 
 /**
  * Batch left outer, left semi and left anti W-joins against Spark's own joins: two inputs
@@ -16,14 +16,8 @@ class AnchoredJoinSparkSuite extends AnyFunSuite with SharedSparkSession {
   import spark.implicits._
 
   /** Rows (k, t, v, id) with some NULL keys and NULL times. */
-  private def input(seed: Int, rows: Int, keys: Int, maxTime: Int, idBase: Int): DataFrame = {
-    val rnd = new scala.util.Random(seed)
-    Seq.tabulate(rows) { i =>
-      val k = if (rnd.nextInt(10) == 0) None else Some(rnd.nextInt(keys))
-      val t = if (rnd.nextInt(12) == 0) None else Some(rnd.nextInt(maxTime).toLong)
-      (k, t, rnd.nextInt(1000), idBase + i)
-    }.toDF("k", "t", "v", "id")
-  }
+  private def input(seed: Int, rows: Int, keys: Int, maxTime: Int, idBase: Int): DataFrame =
+    NullableRows(spark, seed, rows, keys, maxTime, idBase)
 
   private def sorted(df: DataFrame): Seq[String] = df.collect().map(_.mkString(",")).sorted.toSeq
 

@@ -9,7 +9,7 @@ import org.apache.spark.sql.wjoin.WJoinConf
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
-import wjoin.testkit.SharedSparkSession
+import wjoin.testkit.{NullableRows, SharedSparkSession}
 
 /**
  * The small-input plan (`spark.wjoin.smallInputBytes`): one task, no Exchange, exactly the
@@ -21,14 +21,8 @@ class SmallInputSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
   import spark.implicits._
 
   /** Rows (k, t, v, id) with some NULL keys and NULL times; in two partitions (local data). */
-  private def input(seed: Int, rows: Int, keys: Int, maxTime: Int, idBase: Int): DataFrame = {
-    val rnd = new scala.util.Random(seed)
-    Seq.tabulate(rows) { i =>
-      val k = if (rnd.nextInt(10) == 0) None else Some(rnd.nextInt(keys))
-      val t = if (rnd.nextInt(12) == 0) None else Some(rnd.nextInt(maxTime).toLong)
-      (k, t, rnd.nextInt(1000), idBase + i)
-    }.toDF("k", "t", "v", "id")
-  }
+  private def input(seed: Int, rows: Int, keys: Int, maxTime: Int, idBase: Int): DataFrame =
+    NullableRows(spark, seed, rows, keys, maxTime, idBase)
 
   private val ins = Seq(input(1, 120, 4, 80, 0), input(2, 120, 4, 80, 1000), input(3, 120, 4, 80, 2000))
 
