@@ -17,11 +17,6 @@ import subprocess
 import tempfile
 from collections import defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TITLES = {
     "fig5": "Fig. 5: CPU-limited (λa=800, λb=200, A=100, B=200 rows, σ=0.01, μ=100/s)",
@@ -50,6 +45,11 @@ def read(path: str):
 
 
 def draw(figure: str, series: dict, summary: dict, out_dir: str) -> str:
+    # Imported here so that --help and the benchmark run need no plotting library
+    # (pip install -r benchmarks/requirements.txt for the plots).
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.6), gridspec_kw={"width_ratios": [1.3, 1]})
     for strategy, counts in series.items():
         if strategy == "auto":
