@@ -4,7 +4,8 @@ For each workload: N streams (exponential inter-arrival, `rate` rows/s each, key
 over `keys` values), a uniform window; our `wjoin` and Spark's chained inner joins with every
 pairwise BETWEEN condition, run alternately `repeats` times after a warm-up; each run writes
 every output column to Spark's `noop` sink. Prints input rows/s of both and the ratio, and the
-floor: the same inputs shuffled on the key and sorted by time with no join at all.
+floor: the same inputs shuffled on the key and sorted by time with no join at all; and the
+shuffle alone (no sort), whose difference to the floor is what Spark's sort costs.
 
     .venv/bin/python benchmarks/bench_batch.py                  # the two keyed workloads (200k rows / 1000 keys, 50k / 100)
     .venv/bin/python benchmarks/bench_batch.py --rows 20000 --keys 100 --inputs 4
@@ -52,6 +53,14 @@ def floor(dfs, partitions: int):
     return reduce(lambda x, y: x.union(y), parts).coalesce(cores)
 
 
+def shuffle_only(dfs, partitions: int):
+    """The floor without Spark's sort: what a W-join that ordered its rows itself could go
+    down to at best (the sort's share of the floor)."""
+    parts = [df.repartition(partitions, "k") for df in dfs]
+    cores = dfs[0].sparkSession.sparkContext.defaultParallelism
+    return reduce(lambda x, y: x.union(y), parts).coalesce(cores)
+
+
 def noop(df):
     df.write.format("noop").mode("overwrite").save()
 
@@ -72,9 +81,11 @@ def run(spark, inputs: int, rows: int, keys: int, rate: float, window: float, re
         noop(builtin_join(dfs, window))
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     noop(floor(dfs, partitions))
-    t_ours, t_builtin, t_floor = [], [], []
+    noop(shuffle_only(dfs, partitions))
+    t_ours, t_builtin, t_floor, t_shuffle = [], [], [], []
     for _ in range(repeats):
         t_floor.append(timed(lambda: noop(floor(dfs, partitions))))
+        t_shuffle.append(timed(lambda: noop(shuffle_only(dfs, partitions))))
         t_ours.append(timed(lambda: noop(ours(dfs, window, algorithm))))
         if builtin:
             t_builtin.append(timed(lambda: noop(builtin_join(dfs, window))))
@@ -83,6 +94,8 @@ def run(spark, inputs: int, rows: int, keys: int, rate: float, window: float, re
         + ", ".join(f"{t:.2f}" for t in t_ours))
     mf = median(t_floor)
     say(f"  floor (shuffle + sort, no join): median {mf:6.2f} s   wjoin / floor: {mo / mf:.2f}")
+    ms = median(t_shuffle)
+    say(f"  shuffle only (no sort, no join): median {ms:6.2f} s   Spark's sort: {mf - ms:.2f} s of the floor")
     if builtin:
         mb = median(t_builtin)
         say(f"  Spark built-in: median {mb:6.2f} s  {total_in / mb:12,.0f} input rows/s   runs "

@@ -21,6 +21,9 @@ class WJoinExtensions extends (SparkSessionExtensions => Unit) {
     WJoinConf.register()
     // The papers' SQL: a window clause after the FROM clause (every other statement parses as before).
     extensions.injectParser((_, delegate) => new WJoinSqlParser(delegate))
+    // Once per JVM, when the first session is built: warm the W-join up in a background thread
+    // (spark.wjoin.warmUp), so the first query of a session costs about what later ones do.
+    extensions.injectParser { (session, delegate) => FirstQueryWarmUp.startOnce(session); delegate }
     // A SQL W-join becomes the same WindowJoin as the DataFrame API's once its relations are resolved.
     extensions.injectResolutionRule(_ => ResolveWindowJoinSql)
     // Reject misuse (batch mixed with streams, streams without watermark, 'hw' without a key).

@@ -135,6 +135,14 @@ case class WindowJoinExec(
     new ZippedPartitionsNRDD[InternalRow, InternalRow](sorted, evaluator.eval)
   }
 
+  /**
+   * One partition's evaluator run here, outside any Spark job, on `inputs` (rows of the
+   * children's output, each sorted by time): [[wjoin.FirstQueryWarmUp]] warms the code path of
+   * a task with it.
+   */
+  private[wjoin] def evaluateHere(inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] =
+    new WindowJoinEvaluator(rowCodec(), joinMetrics, how = how, shed = planned.shed).eval(0, inputs)
+
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): WindowJoinExec =
     copy(children = newChildren)
 }

@@ -1,5 +1,6 @@
 package org.apache.spark.sql.wjoin
 
+import org.apache.spark.SparkConf
 import org.apache.spark.internal.config.{ConfigEntry, OptionalConfigEntry}
 import org.apache.spark.network.util.ByteUnit
 import org.apache.spark.sql.internal.SQLConf
@@ -77,6 +78,23 @@ object WJoinConf {
     .checkValue(_ >= 0, s"$KeptEngineRowsKey must be an integer >= 0 (0 = rebuild every micro-batch)")
     .createWithDefault(50000000L)
 
+  /** Key of [[WarmUp]]. */
+  val WarmUpKey = "spark.wjoin.warmUp"
+
+  /**
+   * Whether the first session of a JVM warms the W-join up in a background thread (a static
+   * setting: set it when the session is built).
+   */
+  val WarmUp: ConfigEntry[Boolean] = SQLConf.buildStaticConf(WarmUpKey)
+    .doc("When the first session of a JVM with the W-join extension is created, plan a few tiny W-joins and " +
+      "run their evaluators on generated rows in a background daemon thread, with no Spark job: the classes, " +
+      "generated code and JIT-compiled engine loops the first W-join of a session would otherwise pay for " +
+      "are ready when it comes. About a second of one core, once per JVM (driver; the engine runs there in " +
+      "local mode).")
+    .version("0.1.0")
+    .booleanConf
+    .createWithDefault(true)
+
   /** Forces registration of the entries (called when the extension is installed). */
   def register(): Unit = ()
 
@@ -94,6 +112,9 @@ object WJoinConf {
 
   /** A byte count as Spark prints sizes in its UI and EXPLAIN ("1.2 MiB"). */
   def bytesText(bytes: BigInt): String = Utils.bytesToString(bytes)
+
+  /** [[WarmUp]] of a Spark context's conf (a static setting). */
+  def warmUp(conf: SparkConf): Boolean = conf.get(WarmUp)
 
   /** [[KeptEngineRows]] of `conf`. */
   def keptEngineRows(conf: SQLConf): Long = conf.getConf(KeptEngineRows)
