@@ -15,7 +15,8 @@ window is narrowed and the cell says so (`window` column).
 Each cell: the same cached inputs; both plans counted once (the counts must agree), one
 warm-up each, then `--repeats` alternating timed runs writing every output column to Spark's
 noop sink (a built-in plan whose count took 30 s or more: its count is the warm-up and it is
-timed once); medians, input rows/s and the ratio built-in / wjoin are printed and appended as
+timed once; one slower than --builtin-cap, 45 s, is cancelled and the cell records the cap as a
+lower bound, without a count to compare); medians, input rows/s and the ratio built-in / wjoin are printed and appended as
 JSON lines to --out. `--cold` also measures, per kind's base cell, the first run of each plan in
 a fresh session (a new process). `--plot` turns the JSON lines into the heat map PNG.
 
@@ -32,6 +33,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
+import uuid
 from dataclasses import asdict, dataclass, replace
 from functools import reduce
 
@@ -183,50 +187,81 @@ def noop(df):
     df.write.format("noop").mode("overwrite").save()
 
 
-def measure(spark, cell: Cell, repeats: int) -> dict:
+def capped(spark, action, cap: float):
+    """Runs `action` in a job group cancelled after `cap` seconds: its time, or None if cancelled."""
+    sc = spark.sparkContext
+    group = f"wjoin-matrix-{uuid.uuid4().hex}"
+    sc.setJobGroup(group, "built-in join (capped)", interruptOnCancel=True)
+    timer = threading.Timer(cap, sc.cancelJobGroup, [group])
+    timer.start()
+    started = time.perf_counter()
+    try:
+        action()
+        return time.perf_counter() - started
+    except Exception:
+        if time.perf_counter() - started >= cap * 0.98:
+            return None
+        raise
+    finally:
+        timer.cancel()
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        sc.setLocalProperty("spark.job.description", None)
+
+
+def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
     dfs = inputs(spark, cell)
     total_in = sum(cell.rows_of(i) for i in range(cell.n))
-    counts = [0, 0]
+    counts = [0, None]
     timed(lambda: counts.__setitem__(0, ours(dfs, cell).count()))
-    builtin_count_s = timed(lambda: counts.__setitem__(1, builtin(dfs, cell).count()))
-    # A built-in plan that takes SLOW_BUILTIN_S or more to count is warm after its count (JIT
-    # and code generation are a small part of it) and is timed once, so that the band cells'
-    # nested loops (minutes each) keep the whole matrix within a couple of hours.
-    slow = builtin_count_s >= SLOW_BUILTIN_S
+    builtin_count_s = capped(spark, lambda: counts.__setitem__(1, builtin(dfs, cell).count()), cap)
+    # A built-in plan slower than `cap` is cancelled: the cell records a lower bound (cap) for
+    # it and no count to compare. One that takes SLOW_BUILTIN_S or more to count is warm after
+    # its count (JIT and code generation are a small part of it) and is timed once.
+    slow = builtin_count_s is None or builtin_count_s >= SLOW_BUILTIN_S
     noop(ours(dfs, cell))
     if not slow:
         noop(builtin(dfs, cell))
     t_ours, t_builtin = [], []
     for i in range(repeats):
         t_ours.append(timed(lambda: noop(ours(dfs, cell))))
-        if not slow or i == 0:
-            t_builtin.append(timed(lambda: noop(builtin(dfs, cell))))
+        if builtin_count_s is not None and (not slow or i == 0):
+            t = capped(spark, lambda: noop(builtin(dfs, cell)), 2 * cap)
+            t_builtin.append(t if t is not None else 2 * cap)
     for df in dfs:
         df.unpersist()
-    mo, mb = median(t_ours), median(t_builtin)
+    mo = median(t_ours)
+    mb = median(t_builtin) if t_builtin else cap
     return dict(asdict(cell), name=cell.name, input_rows=total_in, wjoin_results=counts[0],
-                builtin_results=counts[1], wjoin_s=mo, builtin_s=mb, wjoin_rows_per_s=total_in / mo,
-                builtin_rows_per_s=total_in / mb, ratio=mb / mo, runs_wjoin=t_ours, runs_builtin=t_builtin)
+                builtin_results=counts[1], wjoin_s=mo, builtin_s=mb, builtin_capped=not t_builtin,
+                wjoin_rows_per_s=total_in / mo, builtin_rows_per_s=total_in / mb, ratio=mb / mo,
+                runs_wjoin=t_ours, runs_builtin=t_builtin)
 
 
-def cold(cell: Cell, plan: str, conf=()) -> dict:
+def cold(cell: Cell, plan: str, conf=(), cap: float = 45.0) -> dict:
     """The first run of `plan` in this fresh process, then two more (the warm time; one more
-    when the first took 30 s or more)."""
+    when the first took 30 s or more). The built-in plan's first run is capped at `cap` seconds:
+    slower, the cell records only that lower bound."""
     spark = session(f"wjoin-matrix-cold-{plan}", conf=conf)
     dfs = inputs(spark, cell)
     build = ours if plan == "wjoin" else builtin
-    runs = [timed(lambda: noop(build(dfs, cell)))]
-    for _ in range(1 if runs[0] >= SLOW_BUILTIN_S else 2):  # a slow plan: one warm run
+    first = capped(spark, lambda: noop(build(dfs, cell)), cap)
+    if first is None:
+        spark.stop()
+        return dict(name=cell.name, plan=plan, first_s=None, warm_s=None, cold_ratio=None, capped_at=cap)
+    runs = [first]
+    for _ in range(1 if first >= SLOW_BUILTIN_S else 2):  # a slow plan: one warm run
         runs.append(timed(lambda: noop(build(dfs, cell))))
     spark.stop()
     return dict(name=cell.name, plan=plan, first_s=runs[0], warm_s=median(runs[1:]), cold_ratio=runs[0] / median(runs[1:]))
 
 
 def line(r: dict) -> str:
-    agree = "" if r["wjoin_results"] == r["builtin_results"] else "  COUNTS DIFFER"
+    agree = ("  built-in cancelled after the cap: counts not compared" if r.get("builtin_capped")
+             else "" if r["wjoin_results"] == r["builtin_results"] else "  COUNTS DIFFER")
+    at_least = ">=" if r.get("builtin_capped") else "  "
     return (f"{r['name']:<26} N={r['n']} rows={r['input_rows']:>9,} window={r['window']:g}s "
             f"results={r['wjoin_results']:>11,}  wjoin {r['wjoin_s']:7.2f} s ({r['wjoin_rows_per_s']:>11,.0f}/s)  "
-            f"built-in {r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  ratio {r['ratio']:6.1f}x{agree}")
+            f"built-in {at_least}{r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  ratio {at_least}{r['ratio']:6.1f}x{agree}")
 
 
 def plot(source: str, target: str):
@@ -237,16 +272,19 @@ def plot(source: str, target: str):
     rows = [json.loads(s) for s in open(source) if s.strip() and '"ratio"' in s]
     variations = list(dict.fromkeys(r["variation"] for r in rows))
     grid = np.full((len(KINDS), len(variations)), np.nan)
+    capped = np.zeros(grid.shape, dtype=bool)
     for r in rows:
         grid[KINDS.index(r["kind"]), variations.index(r["variation"])] = r["ratio"]
+        capped[KINDS.index(r["kind"]), variations.index(r["variation"])] = r.get("builtin_capped", False)
     fig, ax = plt.subplots(figsize=(max(8.0, 1.2 * len(variations) + 2), 0.7 * len(KINDS) + 1.8))
     image = ax.imshow(np.log10(grid), cmap="RdYlGn", vmin=-1, vmax=2, aspect="auto")
     for (i, j), value in np.ndenumerate(grid):
         if not np.isnan(value):
-            ax.text(j, i, f"{value:.1f}x", ha="center", va="center", fontsize=8)
+            ax.text(j, i, (">=" if capped[i, j] else "") + f"{value:.1f}x", ha="center", va="center", fontsize=8)
     ax.set_xticks(range(len(variations)), variations, rotation=35, ha="right")
     ax.set_yticks(range(len(KINDS)), KINDS)
-    ax.set_title("Spark built-in time / wjoin time (green: wjoin faster; red: slower)")
+    ax.set_title("Spark built-in time / wjoin time (green: wjoin faster; red: slower;\n"
+                 ">=: the built-in join was cancelled at the cap, a lower bound)")
     fig.colorbar(image, ax=ax, label="log10 ratio")
     fig.tight_layout()
     fig.savefig(target, dpi=110)
@@ -257,6 +295,8 @@ def main():
     p.add_argument("--out", default="benchmarks/.data/matrix.jsonl")
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--only", help="comma-separated cell names (kind:variation) or kinds")
+    p.add_argument("--builtin-cap", type=float, default=45.0, metavar="SECONDS",
+                   help="cancel a built-in count slower than this; the cell records it as a lower bound")
     p.add_argument("--cold", action="store_true", help="also time each kind's base cell cold, in fresh processes")
     p.add_argument("--cold-cell", nargs=2, metavar=("CELL", "PLAN"), help=argparse.SUPPRESS)
     p.add_argument("--plot", nargs=2, metavar=("JSONL", "PNG"))
@@ -270,7 +310,7 @@ def main():
               or any(o in (c.name, c.kind) for o in args.only.split(","))]
     if args.cold_cell:
         cell = next(c for c in cells() if c.name == args.cold_cell[0])
-        print(json.dumps(cold(cell, args.cold_cell[1], conf)), flush=True)
+        print(json.dumps(cold(cell, args.cold_cell[1], conf, args.builtin_cap)), flush=True)
         return
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     spark = session("wjoin-bench-matrix", conf=conf)
@@ -278,7 +318,7 @@ def main():
         f"after one warm-up each; every output column to the noop sink" + "".join(f"; {k}={v}" for k, v in conf))
     with open(args.out, "a") as out:
         for cell in chosen:
-            r = dict(measure(spark, cell, args.repeats), conf=dict(conf))
+            r = dict(measure(spark, cell, args.repeats, args.builtin_cap), conf=dict(conf))
             say(line(r))
             out.write(json.dumps(r) + "\n")
             out.flush()
@@ -286,12 +326,16 @@ def main():
         if args.cold:
             for cell in (c for c in chosen if c.variation == "base"):
                 for plan in ("wjoin", "builtin"):
-                    done = subprocess.run([sys.executable, __file__, "--cold-cell", cell.name, plan]
+                    done = subprocess.run([sys.executable, __file__, "--cold-cell", cell.name, plan,
+                                           f"--builtin-cap={args.builtin_cap}"]
                                           + [f"--conf={k}={v}" for k, v in conf],
                                           capture_output=True, text=True, check=True)
                     r = json.loads(done.stdout.strip().splitlines()[-1])
-                    say(f"cold {r['name']:<20} {plan:<8} first {r['first_s']:6.2f} s, warm {r['warm_s']:6.2f} s, "
-                        f"first / warm {r['cold_ratio']:.2f}")
+                    if r["first_s"] is None:
+                        say(f"cold {r['name']:<20} {plan:<8} first > {r['capped_at']:.0f} s (cancelled)")
+                    else:
+                        say(f"cold {r['name']:<20} {plan:<8} first {r['first_s']:6.2f} s, warm {r['warm_s']:6.2f} s, "
+                            f"first / warm {r['cold_ratio']:.2f}")
                     out.write(json.dumps(r) + "\n")
 
 
