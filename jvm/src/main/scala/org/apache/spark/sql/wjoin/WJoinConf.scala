@@ -89,7 +89,7 @@ object WJoinConf {
     .doc("When the first session of a JVM with the W-join extension is created, plan a few tiny W-joins and " +
       "run their evaluators on generated rows in a background daemon thread, with no Spark job: the classes, " +
       "generated code and JIT-compiled engine loops the first W-join of a session would otherwise pay for " +
-      "are ready when it comes. About a second of one core, once per JVM (driver; the engine runs there in " +
+      "are ready when it comes. A few seconds of one core, once per JVM (driver; the engine runs there in " +
       "local mode).")
     .version("0.1.0")
     .booleanConf
