@@ -7,8 +7,8 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection}
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.WJoinConf
@@ -95,7 +95,7 @@ object FirstQueryWarmUp extends Logging {
         (((j + random.nextDouble()) / rate * 1e6).toLong, random.nextInt(500), random.nextDouble() * 1000))
     }
     val inputs = data.map { case (name, rows) =>
-      val external = rows.map { case (micros, k, x) => Row(timestamp(micros), k, x) }
+      val external = rows.map { case (micros, k, x) => Row(DateTimeUtils.toJavaTimestamp(micros), k, x) }
       name -> session.createDataFrame(java.util.Arrays.asList(external: _*), Schema)
     }
     val builder = WJoin(inputs: _*).time("ts").window("1 second").algorithm(algorithm)
@@ -106,18 +106,12 @@ object FirstQueryWarmUp extends Logging {
       require(child.output.map(_.name) == Seq("ts", "k", "x"), s"unexpected warm-up input ${child.output}")
       val toUnsafe = UnsafeProjection.create(child.output.map(_.dataType).toArray)
       values.iterator.map { case (micros, k, x) =>
-        toUnsafe(new GenericInternalRow(Array[Any](micros, k, x))).copy().asInstanceOf[InternalRow]
+        toUnsafe(new GenericInternalRow(Array[Any](micros, k, x))).copy()
       }
     }
     var produced = 0L
     val out = exec.evaluateHere(rows)
     while (out.hasNext) { out.next(); produced += 1 }
     (df, produced)
-  }
-
-  private def timestamp(micros: Long): java.sql.Timestamp = {
-    val t = new java.sql.Timestamp(Math.floorDiv(micros, 1000L))
-    t.setNanos((Math.floorMod(micros, 1000000L) * 1000).toInt)
-    t
   }
 }

@@ -119,8 +119,8 @@ case class WindowJoinExec(
     val inputs = children.map(_.execute())
     val typed = joinMetrics
     if (!banded) {
-      val evaluator = new WindowJoinEvaluator(rowCodec(), typed, how = how, shed = planned.shed)
-      return new ZippedPartitionsNRDD[InternalRow, InternalRow](inputs, evaluator.eval)
+      val unbanded = unbandedEvaluator(typed)
+      return new ZippedPartitionsNRDD[InternalRow, InternalRow](inputs, unbanded.eval)
     }
     val times = children.indices.map(i => TimeColumn.of(children(i).output, timeColumns(i).asInstanceOf[Attribute]))
     val bands = TimeBandShuffle.bands(inputs, times, timeBands, windows.matrix)
@@ -141,7 +141,11 @@ case class WindowJoinExec(
    * a task with it.
    */
   private[wjoin] def evaluateHere(inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] =
-    new WindowJoinEvaluator(rowCodec(), joinMetrics, how = how, shed = planned.shed).eval(0, inputs)
+    unbandedEvaluator(joinMetrics).eval(0, inputs)
+
+  /** The evaluator of the unbanded plans (hash, one partition, one task). */
+  private def unbandedEvaluator(metrics: WindowJoinMetrics): WindowJoinEvaluator =
+    new WindowJoinEvaluator(rowCodec(), metrics, how = how, shed = planned.shed)
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): WindowJoinExec =
     copy(children = newChildren)
