@@ -251,11 +251,13 @@ def main():
                    help="measure the keyless band join abs(A.x - B.x) <= this instead (cells, 1 vs N partitions)")
     p.add_argument("--band-range", type=int, default=100_000, help="x is uniform over this many values")
     p.add_argument("--cells-partitions", type=int, default=4)
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra session setting (repeatable), e.g. spark.sql.streaming.checkpointFileManagerClass=...")
     args = p.parse_args()
     if args.repeat is None:
         args.repeat = 3 if args.keyless_band else 1
 
-    spark = session("bench_streaming", args.shuffle_partitions)
+    spark = session("bench_streaming", args.shuffle_partitions, conf=[kv.split("=", 1) for kv in args.conf])
     rates = [int(r) for r in args.rates.split(",")] if args.rates else [args.rate] * args.inputs
     assert len(rates) == args.inputs, "one rate per input"
     root = tempfile.mkdtemp(prefix="wjoin-bench-stream-")
@@ -314,7 +316,9 @@ def main():
         times = {name: [] for name in queries}
         results = {}
         for r in range(args.repeat):
-            for name in queries:
+            # Alternate the order: the first query of a round pays for whatever the JVM still
+            # warms up (JIT, heap growth), so a fixed order would always charge the same one.
+            for name in (list(queries) if r % 2 == 0 else list(reversed(queries))):
                 seconds, rows, checksum = run_query(name, folders, True)
                 times[name].append(seconds)
                 results[name] = (rows, checksum)
