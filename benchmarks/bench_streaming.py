@@ -7,7 +7,10 @@ computes every output column (count and checksum of all columns, which also prov
 join and Spark's return the same rows):
   - ours: `wjoin` on the key with the window (eager HW-join, or ordered MW-join with --mode);
   - built-in: Spark's chained stream-stream inner joins with every pairwise BETWEEN condition;
-  - floor: a plain union of the inputs, no join (reading, shuffling nothing, sinking).
+  - floor: a plain union of the inputs, no join (reading, shuffling nothing, sinking);
+  - with --shuffle-floor also the floor with the W-join's exchanges (each input repartitioned by the
+    key into the shuffle partitions, then unioned: no state, no join).
+With --stages it prints each run's stages grouped by task count (wall, task run and CPU time).
 Prints wall time per query and the ratios, the state size after each batch (it must stay
 flat), and for ours the latency in micro-batches from a combination's last member to its output.
 
@@ -109,7 +112,7 @@ def compare_cells(spark, args, root: str):
                            args.batches, args.band_range)
     warm = write_inputs(spark, os.path.join(root, "band-warm"), args.inputs, max(1000, args.rows // 5), rates,
                         args.keys, 2, args.band_range)
-    slice_us = (args.rows // args.batches) * 1_000_000 // args.rate
+    slice_us = [(args.rows // args.batches) * (1_000_000 // args.rate)] * args.inputs
     out = columns(args.inputs)
     counts = {1: [], args.cells_partitions: []}
     times = {1: [], args.cells_partitions: []}
@@ -185,26 +188,47 @@ def join_cpu(spark, before: set, parts: int):
     return sum(per_partition.values()), max(per_partition.values())
 
 
+def stage_split(spark, before: set):
+    """The query's stages grouped by task count and call site: count, wall time (submission to
+    completion, summed), task run time and task CPU time."""
+    from datetime import datetime
+    at = lambda x: datetime.strptime(x.replace("GMT", ""), "%Y-%m-%dT%H:%M:%S.%f")
+    groups = {}
+    for s in stages(spark):
+        if s["stageId"] in before or not s.get("completionTime"):
+            continue
+        g = groups.setdefault((s["numTasks"], s["name"].split(" at ")[0] + " at " + s["name"].split(" at ")[-1][:30]),
+                              [0, 0.0, 0.0, 0.0])
+        g[0] += 1
+        g[1] += (at(s["completionTime"]) - at(s["submissionTime"])).total_seconds()
+        g[2] += s.get("executorRunTime", 0) / 1000
+        g[3] += s.get("executorCpuTime", 0) / 1e9
+    for (tasks, name), (n, wall, run_s, cpu) in sorted(groups.items(), key=lambda kv: -kv[1][1]):
+        say(f"             {n:>3} stages of {tasks:>2} task(s) ({name}): wall {wall:.2f} s, task run {run_s:.2f} s, "
+            f"task CPU {cpu:.2f} s")
+
+
 def columns(n: int):
     return [F.col(f"{NAMES[i]}.{c}") for i in range(n) for c in ("ts", "v")]
 
 
-def run(name: str, df, out_cols, checkpoint: str, with_latency: bool, batch_slice_us: int, n: int,
-        report: bool = True):
+def run(name: str, df, out_cols, checkpoint: str, with_latency: bool, batch_slice_us: list[int], n: int,
+        report: bool = True, by_stage: bool = False):
     """Runs to the end of the files; returns seconds, rows, checksum (prints state sizes, latency)."""
     totals = {"rows": 0, "checksum": 0, "lag": 0}
 
     def sink(batch, batch_id):
         aggs = [F.count(F.lit(1)).alias("n"), F.sum(F.hash(*out_cols).cast("long")).alias("h")]
-        if with_latency:  # batch of the newest member = its file's slice
-            newest = F.greatest(*[F.col(f"{NAMES[i]}.ts") for i in range(n)])
-            aggs.append(F.sum(F.lit(batch_id) - F.floor(F.unix_micros(newest) / batch_slice_us)).alias("lag"))
+        if with_latency:  # the batch that delivered the last member: file k of input i holds slice k of its times
+            last = F.greatest(*[F.floor(F.unix_micros(F.col(f"{NAMES[i]}.ts")) / batch_slice_us[i]) for i in range(n)])
+            aggs.append(F.sum(F.lit(batch_id) - last).alias("lag"))
         row = batch.agg(*aggs).collect()[0]
         totals["rows"] += row["n"]
         totals["checksum"] += row["h"] or 0
         if with_latency:
             totals["lag"] += row["lag"] or 0
 
+    before = stage_ids(df.sparkSession) if by_stage and report else set()
     started = time.perf_counter()
     q = (df.writeStream.foreachBatch(sink).option("checkpointLocation", checkpoint)
          .trigger(availableNow=True).start())
@@ -226,6 +250,8 @@ def run(name: str, df, out_cols, checkpoint: str, with_latency: bool, batch_slic
             f"{phase('queryPlanning'):.0f}, addBatch {phase('addBatch'):.0f}, offsets+WAL "
             f"{phase('latestOffset') + phase('walCommit') + phase('commitOffsets'):.0f}"
             + (f", operator updates {op('allUpdatesTimeMs'):.0f}, state commit {op('commitTimeMs'):.0f}" if ops else ""))
+        if by_stage:
+            stage_split(df.sparkSession, before)
     return seconds, totals["rows"], totals["checksum"]
 
 
@@ -251,6 +277,11 @@ def main():
                    help="measure the keyless band join abs(A.x - B.x) <= this instead (cells, 1 vs N partitions)")
     p.add_argument("--band-range", type=int, default=100_000, help="x is uniform over this many values")
     p.add_argument("--cells-partitions", type=int, default=4)
+    p.add_argument("--shuffle-floor", action="store_true",
+                   help="also run the floor with the W-join's exchanges: each input repartitioned by the key "
+                        "into the shuffle partitions, then unioned (no state, no join)")
+    p.add_argument("--stages", action="store_true",
+                   help="print each run's stages grouped by task count: wall, task run and task CPU time")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                    help="extra session setting (repeatable), e.g. spark.sql.streaming.checkpointFileManagerClass=...")
     args = p.parse_args()
@@ -271,7 +302,7 @@ def main():
             compare_cells(spark, args, root)
             return
         folders = write_inputs(spark, root, args.inputs, args.rows, rates, args.keys, args.batches)
-        slice_us = (args.rows // args.batches) * 1_000_000 // max(rates)
+        slice_us = [(args.rows // args.batches) * (1_000_000 // r) for r in rates]  # event time per file, per input
         out = columns(args.inputs)
         flat_out = [F.col(f"{NAMES[i]}_{c}") for i in range(args.inputs) for c in ("ts", "v")]
         counter = iter(range(1_000_000))
@@ -292,6 +323,10 @@ def main():
         # name -> (query builder, output columns, latency); every entry runs once per round, alternated.
         queries = {"floor": (lambda fs: reduce(lambda a, b: a.unionByName(b), read_streams(spark, fs, args.delay)),
                              [F.col("ts"), F.col("v")], False)}
+        if args.shuffle_floor:
+            queries["shuffle"] = (lambda fs: reduce(lambda a, b: a.unionByName(b), [
+                d.repartition(args.shuffle_partitions, "k") for d in read_streams(spark, fs, args.delay)]),
+                [F.col("ts"), F.col("v")], False)
         for mode in modes:
             queries[f"ours/{mode}"] = (lambda fs, m=mode: ours(read_streams(spark, fs, args.delay), args.window, m),
                                        out, True)
@@ -304,7 +339,7 @@ def main():
         def run_query(name, fs, report):
             make, cols, latency = queries[name]
             go = lambda: run(name, make(fs), cols, ck(name.replace("/", "-")), latency and report, slice_us,
-                             args.inputs, report)
+                             args.inputs, report, args.stages)
             return with_kept("0", go) if name.startswith("rebuilt/") else go()
 
         # Warm-up: every query once on a small copy of the workload (JIT, code generation).
@@ -325,7 +360,7 @@ def main():
         med = {name: statistics.median(ts) for name, ts in times.items()}
         say("medians: " + ", ".join(f"{name} {t:.1f} s" for name, t in med.items()))
         for name in queries:
-            if name == "floor" or name == "built-in":
+            if name in ("floor", "built-in", "shuffle"):
                 continue
             rows, checksum = results[name]
             line = f"{name}: {med[name] / med['floor']:.2f}x the floor"
