@@ -75,6 +75,31 @@ class StreamingEngineCacheSuite extends AnyFunSuite with SharedSparkSession {
     } finally h.stop()
   }
 
+  test("RocksDB with checkpoint format version 2: every partition's checkpoint id is committed; a restart is exact") {
+    val events = Ev.random(3, 20, 6)
+    val batches = Ev.splits(events, 6, 4)
+    withConf("spark.sql.streaming.stateStore.providerClass" -> providers.last._2,
+        "spark.sql.streaming.stateStore.checkpointFormatVersion" -> "2", "spark.sql.shuffle.partitions" -> "3") {
+      val h = new StreamingHarness(spark, 3, 40, build("hw", "inner"), ids("inner", 3))
+      h.start()
+      run(h, batches.take(3))
+      h.stop()
+      // Spark records the stores' ids in the commit log only as the operator reports them.
+      val commits = new java.io.File(h.checkpoint, "commits").listFiles().filter(_.getName.forall(_.isDigit))
+      val last = scala.io.Source.fromFile(commits.maxBy(_.getName.toLong))
+      val log = try last.mkString finally last.close()
+      assert(log.contains("stateUniqueIds") && log.contains("\"1000000\""), log)
+      h.start()
+      try {
+        run(h, batches.drop(3))
+        assert(restored(h).head._2 > 0, s"the first batch after the restart reads the state back: ${restored(h)}")
+        h.flush()
+        assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
+        assert(h.results.nonEmpty)
+      } finally h.stop()
+    }
+  }
+
   test("a kept engine of another store version (a re-run of an older batch) is detected and rebuilt from the store") {
     val events = Ev.random(3, 20, 8)
     val batches = Ev.splits(events, 6, 2)
