@@ -197,8 +197,7 @@ def stage_split(spark, before: set):
     for s in stages(spark):
         if s["stageId"] in before or not s.get("completionTime"):
             continue
-        g = groups.setdefault((s["numTasks"], s["name"].split(" at ")[0] + " at " + s["name"].split(" at ")[-1][:30]),
-                              [0, 0.0, 0.0, 0.0])
+        g = groups.setdefault((s["numTasks"], s["name"][:60]), [0, 0.0, 0.0, 0.0])
         g[0] += 1
         g[1] += (at(s["completionTime"]) - at(s["submissionTime"])).total_seconds()
         g[2] += s.get("executorRunTime", 0) / 1000

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -32,7 +31,7 @@ QUERIES = textwrap.dedent('''
         return [row["n"], row["h"] or 0]
 
     def batch_queries(spark, root):
-        a, b, c = [spark.read.parquet(f"{root}/{n}").alias(n) for n in "ABC"]
+        a, b, c = [spark.read.option("recursiveFileLookup", "true").parquet(f"{root}/{n}").alias(n) for n in "ABC"]
         out = {}
         for alg in ["nlw", "hw", "mw"]:
             out[f"keyed {alg}"] = figures(a.wjoin(b, c, on="k", time="ts", window="1 second", algorithm=alg))
@@ -47,7 +46,7 @@ QUERIES = textwrap.dedent('''
         out = {}
         for alg in ["hw", "mw"]:
             streams = [spark.readStream.schema("k int, ts timestamp, x long, v long")
-                       .option("maxFilesPerTrigger", 1).parquet(f"{root}/{n}")
+                       .option("maxFilesPerTrigger", 1).option("recursiveFileLookup", "true").parquet(f"{root}/{n}")
                        .withWatermark("ts", "1 second").alias(n) for n in "ABC"]
             totals = [0, 0]
 
@@ -101,13 +100,6 @@ def test_multi_process_cluster_gives_the_local_results(spark, tmp_path):
     data, queries = tmp_path / "data", tmp_path / "queries.py"
     queries.write_text(QUERIES)
     write_inputs(spark, str(data))
-    # Streams read each input's files one per micro-batch: move them to one folder per input.
-    for name in NAMES:
-        folder = data / name
-        for i, part in enumerate(sorted(p for p in folder.iterdir() if p.name.startswith("part-"))):
-            for f in part.glob("*.parquet"):
-                f.rename(folder / f"batch-{i}.parquet")
-            shutil.rmtree(part)
     child = tmp_path / "child.py"
     child.write_text(CHILD)
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYTHONPATH=os.pathsep.join(sys.path))
