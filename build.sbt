@@ -32,7 +32,7 @@ def sparkClasspath: Seq[Attributed[File]] = {
 // Settings the product and the benchmarks share: Java 17, Spark on the classpath, forked tests.
 lazy val jvmSettings = Seq(
   javacOptions ++= Seq("--release", "17"),
-  scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:-unused,_"),
+  scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-Xlint:_"),
   libraryDependencies ++= Seq(
     "org.scalatest" %% "scalatest" % "3.2.19" % Test,
     "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,

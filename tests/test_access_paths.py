@@ -67,7 +67,7 @@ def test_access_path_and_expiration_errors(inputs):
     base = dict(time="t", window=5)
     with pytest.raises(TypeError, match="access_paths: expected"):
         wjoin.wjoin([a, b], access_paths=["A", "hash"], **base)
-    with pytest.raises(ValueError, match="unknown input 'Z'"):
+    with pytest.raises(ValueError, match=r"access_paths: unknown input\(s\) Z"):
         wjoin.wjoin([a, b], access_paths={"Z": "scan"}, **base)
     with pytest.raises(ValueError, match="unknown access path 'quadtree' for input A"):
         wjoin.wjoin([a, b], access_paths={"A": "quadtree"}, **base)

@@ -1,9 +1,12 @@
-"""Misuse fails in wjoin.wjoin() itself, before any Spark job, with a TypeError or ValueError
-whose message names the culprit (input, column, term or option)."""
+"""Misuse fails in wjoin.wjoin() itself, before any Spark job, with a TypeError (a Python type)
+or a W-join error whose message names the culprit (input, column, term or option): a
+``wjoin.WJoinAnalysisException``, which is PySpark's ``AnalysisException`` with a ``WJOIN_``
+condition and an SQLSTATE, and a ``ValueError``."""
 import datetime as dt
 import re
 
 import pytest
+from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
 import wjoin
@@ -43,7 +46,20 @@ def fails(spark, error, pattern, call):
         assert jobs() == [], f"jobs ran before the error: {jobs()}"
     message = str(info.value)
     assert re.search(pattern, message), f"{message!r} does not match {pattern!r}"
+    if isinstance(info.value, ValueError):
+        assert_wjoin_error(info.value)
     return message
+
+
+def assert_wjoin_error(e: Exception) -> None:
+    """``e`` is a W-join error: an AnalysisException and a ValueError with a WJOIN_ condition and an SQLSTATE."""
+    assert isinstance(e, AnalysisException) and isinstance(e, ValueError), type(e).__mro__
+    assert isinstance(e, wjoin.WJoinAnalysisException)
+    assert re.fullmatch(r"WJOIN_[A-Z0-9_]+", e.getCondition() or ""), e.getCondition()
+    assert re.fullmatch(r"[0-9A-Z]{5}", e.getSqlState() or ""), e.getSqlState()
+    assert str(e).startswith(f"[{e.getCondition()}] "), str(e)
+    assert "requirement failed" not in str(e)
+    assert isinstance(e.getMessageParameters(), dict)
 
 
 def test_job_counter_sees_jobs(spark, a):
@@ -376,7 +392,7 @@ def test_unknown_algorithm(spark, a, b, algorithm):
 
 
 def test_algorithm_of_wrong_type(spark, a, b):
-    fails(spark, ValueError, r"algorithm: expected a string \(auto, nlw, hw, mw\), got None",
+    fails(spark, TypeError, r"algorithm: expected a string \(auto, nlw, hw, mw\), got None",
           lambda: wjoin.wjoin([a, b], on="k", time="ts", window=5, algorithm=None))
 
 
@@ -423,3 +439,27 @@ def test_streaming_inputs_with_watermarks_join(spark):
     stream = spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
     joined = wjoin.wjoin([stream, stream], window="1 second")
     assert joined.isStreaming
+
+
+# ---------------------------------------------------------------------------------------
+# the same conditions from SQL (an AnalysisException; spark.sql is PySpark's, so not a ValueError)
+
+
+@pytest.mark.parametrize("sql, condition", [
+    ("SELECT * FROM wjoin_err_a A, wjoin_err_b B WINDOW = 5 USING TIME nope", "WJOIN_UNKNOWN_COLUMN"),
+    ("SELECT * FROM wjoin_err_a A, wjoin_err_b B DWINDOW(A,B) = [3, 4] AND DWINDOW(B,A) = 1 USING TIME ts",
+     "WJOIN_CONTRADICTORY_WINDOWS"),
+    ("SELECT * FROM wjoin_err_a A, wjoin_err_b B WINDOW = 5", "WJOIN_AMBIGUOUS_TIME_COLUMN"),
+    ("SELECT * FROM wjoin_err_a A, wjoin_err_b B WINDOW(A,B) = 5 USING TIME ts USING ALGORITHM hw",
+     "WJOIN_HW_NEEDS_KEY"),
+])
+def test_sql_misuse_has_the_condition(spark, a, b, sql, condition):
+    a.createOrReplaceTempView("wjoin_err_a")
+    b.createOrReplaceTempView("wjoin_err_b")
+    with job_counter(spark) as jobs:
+        with pytest.raises(AnalysisException) as info:
+            spark.sql(sql).schema
+        assert jobs() == []
+    assert info.value.getCondition() == condition, str(info.value)
+    assert re.fullmatch(r"[0-9A-Z]{5}", info.value.getSqlState() or "")
+    assert "requirement failed" not in str(info.value)

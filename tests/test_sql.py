@@ -1,12 +1,13 @@
 """The W-join in SQL through ``spark.sql``: the papers' queries on temp views give what
 ``DataFrame.wjoin`` gives on the same data, and misuse fails inside ``spark.sql`` (before any
-job) with pyspark's ParseException (syntax, pointing at the token) or IllegalArgumentException.
+job) with pyspark's ParseException (syntax, pointing at the token) or an AnalysisException of a
+``WJOIN_`` condition with its SQLSTATE.
 """
 import datetime as dt
 import random
 
 import pytest
-from pyspark.errors import IllegalArgumentException, ParseException
+from pyspark.errors import AnalysisException, ParseException
 from pyspark.sql import functions as F
 
 from helpers import executed_plan, job_counter, rows_of
@@ -123,15 +124,25 @@ def test_misplaced_window_clause(spark, cameras):
     assert "goes right after the relations of the FROM clause, before WHERE" in message
 
 
+def wjoin_error(spark, sql, condition: str, sql_state: str) -> str:
+    """``spark.sql(sql)`` raises an AnalysisException of ``condition`` and ``sql_state``, no job; its message."""
+    with job_counter(spark) as jobs:
+        with pytest.raises(AnalysisException) as info:
+            spark.sql(sql)
+        assert jobs() == []
+    assert info.value.getCondition() == condition
+    assert info.value.getSqlState() == sql_state
+    return str(info.value)
+
+
 def test_unknown_time_column(spark, cameras):
-    message = fails(spark, IllegalArgumentException,
-                    "SELECT * FROM Camera1 A, Camera2 B WINDOW = INTERVAL 1 MINUTE USING TIME seen_at")
+    message = wjoin_error(spark, "SELECT * FROM Camera1 A, Camera2 B WINDOW = INTERVAL 1 MINUTE USING TIME seen_at",
+                          "WJOIN_UNKNOWN_COLUMN", "42703")
     assert "time column 'seen_at' is not a column of input A (its columns: ObjID, ts, lane)" in message
 
 
 def test_contradicting_windows_name_the_terms(spark, cameras):
-    message = fails(spark, IllegalArgumentException,
-                    "SELECT * FROM Camera1 A, Camera2 B DWINDOW(A,B) = [INTERVAL 2 MINUTES, INTERVAL 3 MINUTES] "
-                    "AND DWINDOW(B,A) = INTERVAL 1 MINUTE")
+    message = wjoin_error(spark, "SELECT * FROM Camera1 A, Camera2 B DWINDOW(A,B) = [INTERVAL 2 MINUTES, "
+                          "INTERVAL 3 MINUTES] AND DWINDOW(B,A) = INTERVAL 1 MINUTE", "WJOIN_CONTRADICTORY_WINDOWS", "22023")
     assert "contradict each other" in message
     assert "DWINDOW(B,A) = INTERVAL 1 MINUTE" in message

@@ -11,11 +11,12 @@ from pyspark.sql import DataFrame as _DataFrame
 
 from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, HOWS, WINDOW_STRATEGIES, configure, jar_path,
                    server_settings, wjoin)
+from ._errors import WJoinAnalysisException
 from ._version import __version__, spark_version
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
 __all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "HOWS", "WINDOW_STRATEGIES", "Directed", "StreamRange",
-           "StreamRows", "__version__", "configure", "directed", "jar_path", "range_window", "rows_window",
+           "StreamRows", "WJoinAnalysisException", "__version__", "configure", "directed", "jar_path", "range_window", "rows_window",
            "server_settings", "spark_version", "wjoin"]
 
 

@@ -1,7 +1,8 @@
 """The Python side of the W-join: checks Python types, converts values to plain data
 (:func:`_arguments`), and makes one call into the JVM facade ``wjoin.WJoin.fromArguments``
 (:func:`_classic`), which checks every value before any Spark job runs; its errors come back
-as ValueError with the JVM's message. DataFrames of a Spark Connect session send the same
+as :class:`wjoin.WJoinAnalysisException` (a PySpark AnalysisException with the ``WJOIN_``
+condition, and a ValueError). DataFrames of a Spark Connect session send the same
 arguments to the server's plugin instead (:mod:`wjoin._connect`), with the same checks.
 """
 from __future__ import annotations
@@ -9,14 +10,14 @@ from __future__ import annotations
 import os
 from typing import Mapping, Sequence
 
-from py4j.protocol import Py4JJavaError
-from pyspark.errors import AnalysisException, IllegalArgumentException
+from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 
+from ._errors import converted, error
 from ._version import __version__, spark_version
 from ._windows import length_text, terms_text
 
-# The accepted names (the JVM validates them; wjoin.WJoinArguments.choices lists its own).
+# The accepted names (the JVM validates them; wjoin.WJoin.choices lists its own).
 ALGORITHMS = ("auto", "nlw", "hw", "mw")
 WINDOW_STRATEGIES = ("auto", "exact", "gca", "lca")
 ACCESS_PATHS = ("scan", "hash", "ttree", "bplustree")
@@ -192,7 +193,7 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
                expiration_interval, how="inner", limits=None, allocation=None, seed=None
                ) -> tuple[list[DataFrame], dict]:
     """The DataFrames and the W-join's arguments as plain data (names, strings, a bool, a Column),
-    keyed like ``wjoin.WJoinArguments.fromMap``; a Connect client would send the same."""
+    keyed like ``wjoin.request.RequestCodec.fromMap``; a Connect client would send the same."""
     names, dfs = _inputs(inputs)
     if not isinstance(bidirectional, bool):
         raise TypeError(f"bidirectional: expected True or False, got {type(bidirectional).__name__} {bidirectional!r}")
@@ -203,7 +204,7 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
         "names": names, "on": on_names, "condition": condition, "time": _time(time),
         "window": None if window is None else length_text(window, "window"),
         "windows": None if windows is None else terms_text(windows),
-        "algorithm": _choice(algorithm, "algorithm", ALGORITHMS, ValueError),
+        "algorithm": _choice(algorithm, "algorithm", ALGORITHMS, TypeError),
         "window_strategy": _choice(window_strategy, "window_strategy", WINDOW_STRATEGIES, TypeError),
         "bidirectional": bidirectional, "access_paths": _access_paths(access_paths),
         "expiration_interval": expiration_interval, "how": _choice(how, "how", HOWS, TypeError),
@@ -211,17 +212,15 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
 
 
 def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> DataFrame:
-    """The one py4j call: the JVM builds and checks the W-join; its errors become ValueError."""
+    """The one py4j call: the JVM builds and checks the W-join; its errors become WJoinAnalysisException."""
     plain = dict(arguments, condition=None if arguments["condition"] is None else arguments["condition"]._jc)
     try:
         return DataFrame(spark._jvm.wjoin.WJoin.fromArguments([df._jdf for df in dfs], plain), spark)
-    except (IllegalArgumentException, AnalysisException) as e:
-        message = getattr(e, "_desc", None) or str(e)
-    except Py4JJavaError as e:  # not converted by PySpark: an IllegalArgumentException of ours, or a bug
-        if not e.java_exception.getClass().getName().endswith(("IllegalArgumentException", "AnalysisException")):
+    except AnalysisException as e:
+        wjoin_error = converted(e)
+        if wjoin_error is None:
             raise
-        message = e.java_exception.getMessage()
-    raise ValueError(message.removeprefix("requirement failed: ")) from None
+    raise wjoin_error from None
 
 
 def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto",
@@ -268,9 +267,9 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
                                 access_paths, expiration_interval, how, limits, allocation, seed)
     spark = dfs[0].sparkSession if dfs else SparkSession.getActiveSession()
     if spark is None:
-        raise ValueError("inputs: a W-join needs at least 2 inputs, got 0")
+        raise error("WJOIN_TOO_FEW_INPUTS", count=len(dfs))
     if any(_is_connect(df) != _is_connect(spark) for df in dfs):
-        raise ValueError("all W-join inputs must belong to the same SparkSession")
+        raise error("WJOIN_SESSION_MISMATCH")
     check_spark_version(spark)
     if _is_connect(spark):
         from ._connect import connect_wjoin

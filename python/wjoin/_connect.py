@@ -12,19 +12,24 @@ in a ``WJoinRelation`` message (proto/wjoin_connect.proto), packed into a Connec
 The server's plugin ``wjoin.connect.WJoinRelationPlugin`` turns it into the map the classic
 path passes to ``wjoin.WJoin.fromArguments``: the same checks, plan, results and EXPLAIN.
 The schema is asked for at once, so a misuse fails at the call, before any job, with the JVM's
-message as ValueError (as on classic PySpark).
+``WJOIN_`` error as :class:`wjoin.WJoinAnalysisException` (as on classic PySpark).
 """
 from __future__ import annotations
 
 from typing import Dict
 
-from pyspark.errors import AnalysisException, IllegalArgumentException
+from pyspark.errors import AnalysisException
 from pyspark.sql.connect import proto as spark_proto
 from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
 from pyspark.sql.connect.plan import LogicalPlan
 
+from ._errors import converted, error
 from ._version import __version__
 from .proto import wjoin_connect_pb2 as wjoin_proto
+
+
+# Options that are not a plain field of the message of the same name (written one by one below).
+_STRUCTURED = frozenset({"names", "on", "condition", "time", "windows", "limits", "allocation"})
 
 
 class WJoinPlan(LogicalPlan):
@@ -40,7 +45,7 @@ class WJoinPlan(LogicalPlan):
         args = self._arguments
         message = wjoin_proto.WJoinRelation(
             inputs=[p.plan(session).SerializeToString() for p in self._inputs],
-            on=args["on"], bidirectional=args["bidirectional"], client_version=__version__)
+            on=args["on"], client_version=__version__)
         if args["names"] is not None:
             message.names.values.extend(args["names"])
         if args["condition"] is not None:
@@ -55,9 +60,14 @@ class WJoinPlan(LogicalPlan):
             message.time_per_input.values.extend(time)
         if args["windows"] is not None:
             message.windows.values.extend(args["windows"])
-        for key in ("window", "algorithm", "window_strategy", "access_paths", "expiration_interval", "how"):
-            if args.get(key) is not None:
-                setattr(message, key, args[key])
+        # Every other option that is a plain value is its own field of the same name.
+        fields = wjoin_proto.WJoinRelation.DESCRIPTOR.fields_by_name
+        for key, value in args.items():
+            if key in _STRUCTURED or value is None:
+                continue
+            if key not in fields or fields[key].type == fields[key].TYPE_MESSAGE:
+                raise TypeError(f"{key}: this client's WJoinRelation has no plain field for it")
+            setattr(message, key, value)
         if args.get("limits") is not None:
             message.limits.SetInParent()  # set even when empty: the server rejects an empty map by name
             message.limits.values.update({k: float(v) for k, v in args["limits"].items()})
@@ -69,8 +79,6 @@ class WJoinPlan(LogicalPlan):
                 message.allocation_per_budget.budgets[budget].values.update({k: float(v) for k, v in shares.items()})
         elif allocation is not None:
             message.allocation_shares.values.update({k: float(v) for k, v in allocation.items()})
-        if args.get("seed") is not None:
-            message.seed = args["seed"]
         return message
 
     def plan(self, session) -> spark_proto.Relation:
@@ -87,18 +95,15 @@ class WJoinPlan(LogicalPlan):
 
 
 def connect_wjoin(session, dfs: list, arguments: dict):
-    """The W-join of Connect DataFrames of ``session``, analyzed at once (errors become ValueError)."""
+    """The W-join of Connect DataFrames of ``session``, analyzed at once (errors become WJoinAnalysisException)."""
     if any(df.sparkSession is not session for df in dfs):
-        raise ValueError("all W-join inputs must belong to the same SparkSession")
+        raise error("WJOIN_SESSION_MISMATCH")
     joined = ConnectDataFrame(WJoinPlan([df._plan for df in dfs], arguments), session)
     try:
         joined.schema  # analysis on the server: every check of the arguments runs now
-    except (IllegalArgumentException, AnalysisException) as e:
-        raise ValueError(server_message(e)) from None
+    except AnalysisException as e:
+        wjoin_error = converted(e)
+        if wjoin_error is None:
+            raise
+        raise wjoin_error from None
     return joined
-
-
-def server_message(error: Exception) -> str:
-    """The JVM's own message of a server error (no error class, no stack trace)."""
-    message = getattr(error, "_message", None) or str(error)
-    return message.removeprefix("requirement failed: ")

@@ -100,10 +100,10 @@ object FirstQueryWarmUp extends Logging {
     }
     val builder = WJoin(inputs: _*).time("ts").window("1 second").algorithm(algorithm)
     val df: DataFrame = if (condition.isEmpty) builder.on("k").toDF else builder.on(expr(condition)).toDF
-    val exec = df.queryExecution.sparkPlan.collectFirst { case w: WindowJoinExec => w }
+    val exec = df.queryExecution.sparkPlan.collectFirst { case e: WindowJoinExec => e }
       .getOrElse(throw new IllegalStateException("no WindowJoinExec in the warm-up plan"))
     val rows = exec.children.zip(data).map { case (child, (_, values)) =>
-      require(child.output.map(_.name) == Seq("ts", "k", "x"), s"unexpected warm-up input ${child.output}")
+      assert(child.output.map(_.name) == Seq("ts", "k", "x"), s"unexpected warm-up input ${child.output}")
       val toUnsafe = UnsafeProjection.create(child.output.map(_.dataType).toArray)
       values.iterator.map { case (micros, k, x) =>
         toUnsafe(new GenericInternalRow(Array[Any](micros, k, x))).copy()

@@ -26,8 +26,9 @@ class WJoinExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectParser { (session, delegate) => FirstQueryWarmUp.startOnce(session); delegate }
     // A SQL W-join becomes the same WindowJoin as the DataFrame API's once its relations are resolved.
     extensions.injectResolutionRule(_ => ResolveWindowJoinSql)
-    // Reject misuse (batch mixed with streams, streams without watermark, 'hw' without a key).
-    extensions.injectCheckRule(_ => WindowJoinChecks)
+    // Reject misuse that needs the resolved plan (streams without watermark, 'hw' without a key,
+    // impossible forced access paths); post-hoc, so the error keeps its SQLSTATE.
+    extensions.injectPostHocResolutionRule(_ => WindowJoinChecks)
     // Push single-input filters into the inputs; merge multi-input ones into the condition.
     extensions.injectOptimizerRule(_ => PushFiltersIntoWindowJoin)
     // Produce only the columns the parent uses (none for a count).

@@ -13,7 +13,7 @@ import org.apache.spark.sql.wjoin.SparkBridge
 import org.sparkproject.connect.protobuf.{Any => ProtoAny}
 
 import wjoin.{BuildVersions, WJoin}
-import wjoin.connect.proto.WJoinRelation
+import wjoin.connect.proto.{BudgetShares, InputColumns, NumberMap, StringList, WJoinRelation}
 
 /**
  * The W-join on a Spark Connect server: the relation plugin that turns the client's
@@ -27,11 +27,11 @@ import wjoin.connect.proto.WJoinRelation
  *   client: wjoin.wjoin([a, b, c], ...)            server (this plugin)
  *     Relation.extension = Any(WJoinRelation) ──►  inputs    ─ planner.transformRelation ─► DataFrames
  *                                                  condition ─ planner.transformExpression ─► Column
- *                                                  options   ─► the plain map of WJoinArguments.fromMap
+ *                                                  options   ─► the plain map of RequestCodec.fromMap
  *                                                  WJoin.fromArguments(DataFrames, map) ─► analyzed plan
  * }}}
- * Every check of the arguments is the classic one ([[wjoin.WJoinArguments]], [[wjoin.WJoin.plan]]):
- * a misuse throws the same IllegalArgumentException, which the server sends back to the client
+ * Every check of the arguments is the classic one ([[wjoin.request.RequestCodec]], [[wjoin.plan.WindowJoinBuilder]]):
+ * a misuse throws the same `WJOIN_` AnalysisException, which the server sends back to the client
  * while it analyzes the plan (the Python client asks for the schema at the call, before any job).
  *
  * Protobuf classes: the Java classes of `WJoinRelation` are generated at build time by protoc
@@ -68,51 +68,39 @@ object WJoinRelationPlugin {
     SparkBridge.analyzedPlan(WJoin.fromArguments(inputs.asJava, arguments(message, condition).asJava))
   }
 
+  /** Fields that are not options: the inputs, the condition (both planned above) and the client's version. */
+  private val NotOptions = Set("inputs", "condition", "client_version")
+
   /**
-   * The message as the plain map [[wjoin.WJoinArguments.fromMap]] reads (what py4j makes of the
-   * Python API's dict): unset fields are absent; `how` is passed on when set, so a server
-   * whose arguments do not know it rejects it by name instead of ignoring it.
+   * The options of `m` as the plain map [[wjoin.request.RequestCodec]] reads (what py4j makes of
+   * the Python API's dict), read off the message's descriptor, so a new option needs only its
+   * field in the .proto: each set field under its name (a field of a `oneof` under the oneof's
+   * name: `time`, `allocation`), strings and numbers as they are, `StringList` as a list,
+   * `InputColumns` and `NumberMap` as maps in the client's order, `BudgetShares` as a map of maps.
+   * Unset fields are absent, so the codec applies its defaults.
    */
-  /** The allocation as the Python API gives it: a name, a map input -> share, or a map per budget. */
-  private def allocationOf(m: WJoinRelation): Option[AnyRef] = m.getAllocationCase match {
-    case WJoinRelation.AllocationCase.ALLOCATION_NAME => Some(m.getAllocationName)
-    case WJoinRelation.AllocationCase.ALLOCATION_SHARES =>
-      Some(new java.util.LinkedHashMap[String, java.lang.Double](m.getAllocationShares.getValuesMap))
-    case WJoinRelation.AllocationCase.ALLOCATION_PER_BUDGET =>
-      val perBudget = new java.util.LinkedHashMap[String, AnyRef]()
-      m.getAllocationPerBudget.getBudgetsMap.asScala.foreach { case (budget, shares) =>
-        perBudget.put(budget, new java.util.LinkedHashMap[String, java.lang.Double](shares.getValuesMap)) }
-      Some(perBudget)
-    case _ => None
+  def arguments(m: WJoinRelation, condition: Option[AnyRef]): Map[String, AnyRef] = {
+    val options = m.getAllFields.asScala.toSeq.collect {
+      case (field, value) if !NotOptions(field.getName) =>
+        val key = Option(field.getRealContainingOneof).map(_.getName).getOrElse(field.getName)
+        key -> plain(value)
+    }
+    (options ++ condition.map("condition" -> _)).toMap
   }
 
-  def arguments(m: WJoinRelation, condition: Option[AnyRef]): Map[String, AnyRef] = {
-    def list(values: java.util.List[String]): java.util.List[String] = new java.util.ArrayList(values)
-    val time: Option[AnyRef] = m.getTimeCase match {
-      case WJoinRelation.TimeCase.TIME_COLUMN => Some(m.getTimeColumn)
-      case WJoinRelation.TimeCase.TIME_PER_INPUT => Some(list(m.getTimePerInput.getValuesList))
-      case WJoinRelation.TimeCase.TIME_BY_INPUT =>
-        val byInput = new java.util.LinkedHashMap[String, String]()
-        m.getTimeByInput.getColumnsList.asScala.foreach(c => byInput.put(c.getInput, c.getColumn))
-        Some(byInput)
-      case _ => None
-    }
-    Seq(
-      "names" -> Option.when(m.hasNames)(list(m.getNames.getValuesList)),
-      "on" -> Some(list(m.getOnList)),
-      "condition" -> condition,
-      "time" -> time,
-      "window" -> Option.when(m.hasWindow)(m.getWindow),
-      "windows" -> Option.when(m.hasWindows)(list(m.getWindows.getValuesList)),
-      "algorithm" -> Option.when(m.hasAlgorithm)(m.getAlgorithm),
-      "window_strategy" -> Option.when(m.hasWindowStrategy)(m.getWindowStrategy),
-      "bidirectional" -> Some(java.lang.Boolean.valueOf(m.getBidirectional)),
-      "access_paths" -> Option.when(m.hasAccessPaths)(m.getAccessPaths),
-      "expiration_interval" -> Option.when(m.hasExpirationInterval)(m.getExpirationInterval),
-      "how" -> Option.when(m.hasHow)(m.getHow),
-      "limits" -> Option.when(m.hasLimits)(new java.util.LinkedHashMap[String, java.lang.Double](m.getLimits.getValuesMap)),
-      "allocation" -> allocationOf(m),
-      "seed" -> Option.when(m.hasSeed)(java.lang.Long.valueOf(m.getSeed))
-    ).collect { case (key, Some(value)) => key -> value }.toMap
+  /** A field's value as plain Java data. */
+  private def plain(value: AnyRef): AnyRef = value match {
+    case l: StringList => new java.util.ArrayList[String](l.getValuesList)
+    case c: InputColumns =>
+      val byInput = new java.util.LinkedHashMap[String, String]()
+      c.getColumnsList.asScala.foreach(col => byInput.put(col.getInput, col.getColumn))
+      byInput
+    case n: NumberMap => new java.util.LinkedHashMap[String, java.lang.Double](n.getValuesMap)
+    case b: BudgetShares =>
+      val perBudget = new java.util.LinkedHashMap[String, AnyRef]()
+      b.getBudgetsMap.asScala.foreach { case (budget, shares) => perBudget.put(budget, plain(shares)) }
+      perBudget
+    case l: java.util.List[_] => new java.util.ArrayList[AnyRef](l.asInstanceOf[java.util.List[AnyRef]])
+    case other => other // String, java.lang.Boolean, java.lang.Long
   }
 }

@@ -1,5 +1,7 @@
 package wjoin.core
 
+import wjoin.errors.WJoinErrors
+
 /**
  * What a W-join emits (Spark's join-type names); the first input is the anchor.
  *
@@ -13,8 +15,6 @@ package wjoin.core
 sealed abstract class JoinHow(name: String) extends Named(name) {
   /** The anchor's rows must be decided (matched or not): every how but inner. */
   def anchored: Boolean = this != JoinHow.Inner
-  /** The output has the other inputs' columns (inner, left). */
-  def keepsAllColumns: Boolean = this == JoinHow.Inner || this == JoinHow.LeftOuter
 }
 
 object JoinHow extends NamedValues[JoinHow] {
@@ -25,16 +25,16 @@ object JoinHow extends NamedValues[JoinHow] {
 
   val all: Seq[JoinHow] = Seq(Inner, LeftOuter, LeftSemi, LeftAnti)
 
-  /** The how named `text` (any case); IllegalArgumentException naming it and the accepted names. */
+  /** The how named `text` (any case); WJOIN_UNKNOWN_CHOICE naming it and the accepted names. */
   def parseOrFail(text: String): JoinHow = byName(Option(text).map(_.trim).orNull).getOrElse(
-    throw new IllegalArgumentException(s"unknown how '$text'; use one of ${all.map(_.name).mkString(", ")}"))
+    WJoinErrors.raise("WJOIN_UNKNOWN_CHOICE", "option" -> "how", "value" -> text, "choices" -> all.map(_.name)))
 
   /** The decisions of an anchored how (never inner: an inner join decides nothing). */
-  def decisions(how: JoinHow): AnchorDecisions = how match {
-    case LeftOuter => new AnchorDecisions.Outer
-    case LeftSemi => new AnchorDecisions.Semi
-    case LeftAnti => new AnchorDecisions.Anti
-    case Inner => throw new IllegalArgumentException("an inner W-join has no anchor decisions")
+  def decisions(how: JoinHow, firstMatch: AnyRef => Unit = _ => ()): AnchorDecisions = how match {
+    case LeftOuter => new AnchorDecisions.Outer(firstMatch)
+    case LeftSemi => new AnchorDecisions.Semi(firstMatch)
+    case LeftAnti => new AnchorDecisions.Anti(firstMatch)
+    case Inner => throw new AssertionError("an inner W-join has no anchor decisions")
   }
 }
 
@@ -69,15 +69,14 @@ object JoinHow extends NamedValues[JoinHow] {
  *
  * Rows are told apart by identity: the engine hands the same object to the combination's tuple
  * and to its eviction. Only matched anchors still in the windows are remembered (`matched`).
+ *
+ * @param firstMatch called once per anchor row at its first combination (streaming: the mark is
+ *                   persisted with the row)
  */
-sealed abstract class AnchorDecisions {
+sealed abstract class AnchorDecisions(firstMatch: AnyRef => Unit) {
   private val matched = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[AnyRef, java.lang.Boolean])
   /** Anchor rows decided for output, oldest first (see [[JoinHow]] for which). */
   final val pending = new java.util.ArrayDeque[AnyRef]()
-  /** Called once per anchor row at its first combination (streaming: persisted with the row). */
-  var onFirstMatch: AnyRef => Unit = _ => ()
-  /** Anchor rows output so far (pending ones included). */
-  var decidedOut = 0L
 
   /** A combination; true when the combination itself is output. */
   def combination(tuple: Array[AnyRef]): Boolean
@@ -95,29 +94,29 @@ sealed abstract class AnchorDecisions {
   final def matchedInWindows: Int = matched.size
 
   /** Marks r matched; true the first time. */
-  protected final def mark(row: AnyRef): Boolean = matched.add(row) && { onFirstMatch(row); true }
+  protected final def mark(row: AnyRef): Boolean = matched.add(row) && { firstMatch(row); true }
   /** Forgets r; true when it was matched. */
   protected final def release(row: AnyRef): Boolean = matched.remove(row)
-  protected final def out(row: AnyRef): Unit = { pending.add(row); decidedOut += 1 }
+  protected final def out(row: AnyRef): Unit = pending.add(row)
 }
 
 object AnchorDecisions {
   /** Left outer: every combination, and each unmatched anchor once, padded with NULLs. */
-  final class Outer extends AnchorDecisions {
+  final class Outer(firstMatch: AnyRef => Unit) extends AnchorDecisions(firstMatch) {
     def combination(tuple: Array[AnyRef]): Boolean = { mark(tuple(0)); true }
     def evicted(row: AnyRef): Unit = if (!release(row)) out(row)
     def unjoinable(row: AnyRef): Unit = out(row)
   }
 
   /** Left semi: each anchor at its first combination (without waiting for eviction). */
-  final class Semi extends AnchorDecisions {
+  final class Semi(firstMatch: AnyRef => Unit) extends AnchorDecisions(firstMatch) {
     def combination(tuple: Array[AnyRef]): Boolean = { if (mark(tuple(0))) out(tuple(0)); false }
     def evicted(row: AnyRef): Unit = release(row)
     def unjoinable(row: AnyRef): Unit = ()
   }
 
   /** Left anti: each anchor in no combination, at its eviction. */
-  final class Anti extends AnchorDecisions {
+  final class Anti(firstMatch: AnyRef => Unit) extends AnchorDecisions(firstMatch) {
     def combination(tuple: Array[AnyRef]): Boolean = { mark(tuple(0)); false }
     def evicted(row: AnyRef): Unit = if (!release(row)) out(row)
     def unjoinable(row: AnyRef): Unit = out(row)

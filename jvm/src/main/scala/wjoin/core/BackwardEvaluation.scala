@@ -43,10 +43,10 @@ package wjoin.core
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the eager mode)
  */
-class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
-    extends WJoinEngine(plan, filter, ranges, mode, fromOrigin = false,
-      untilOrigin = mode == EngineMode.Batch, sliced = false, seek = mode != EngineMode.Batch) {
-  require(!plan.forward, "backward evaluation runs the NLW-join and the HW-join")
+class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
+    listener: EngineListener = EngineListener.Silent)
+    extends WJoinEngine(plan, filter, ranges, mode, listener, PeriodShape.backward(mode)) {
+  assert(!plan.forward, "backward evaluation runs the NLW-join and the HW-join")
   private val streaming = mode != EngineMode.Batch
   private val tau = plan.expirationInterval
   /** Lazy expiration: the limit of the last eviction (rows up to it are gone). */
@@ -68,7 +68,7 @@ class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeVal
   }
 
   def countOnly(input: Int, time: Long): Unit = {
-    require(counts != null, "countOnly is for count-based (ROWS) windows")
+    assert(counts != null, "countOnly is for count-based (ROWS) windows")
     arrival(input, time)
     evictExpired(complete)
   }
@@ -78,8 +78,8 @@ class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeVal
    * offered after it, so it is inserted without probing.
    */
   override def preload(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
-    require(streaming, "only the eager streaming engine preloads its state")
-    require(counts == null, "count-based windows need every row in merge order, so eager streaming cannot preload them")
+    assert(streaming, "only the eager streaming engine preloads its state")
+    assert(counts == null, "count-based windows need every row in merge order, so eager streaming cannot preload them")
     store(input, time, key, row)
   }
 

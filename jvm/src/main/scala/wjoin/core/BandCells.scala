@@ -56,10 +56,10 @@ package wjoin.core
  */
 final case class BandCells(home: Int, real: Boolean, width: Double, low: Seq[Double], high: Seq[Double],
     relative: Double = 0.0, absolute: Double = 0.0, scale: Double = 0.0, hops: Int = 1) {
-  require(width > 0 && !width.isInfinite, s"cell width must be positive and finite, got $width")
-  require(real || width >= 2, s"integral cells are at least 2 units wide, got $width")
-  require(low.size == high.size && low.indices.forall(j => low(j) <= high(j)), s"empty reach: $low, $high")
-  require(low(home) == 0 && high(home) == 0, "the home input reaches itself only")
+  assert(width > 0 && !width.isInfinite, s"cell width must be positive and finite, got $width")
+  assert(real || width >= 2, s"integral cells are at least 2 units wide, got $width")
+  assert(low.size == high.size && low.indices.forall(j => low(j) <= high(j)), s"empty reach: $low, $high")
+  assert(low(home) == 0 && high(home) == 0, "the home input reaches itself only")
 
   import BandCells._
 

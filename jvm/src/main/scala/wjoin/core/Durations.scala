@@ -2,6 +2,8 @@ package wjoin.core
 
 import java.util.Locale
 
+import wjoin.errors.WJoinErrors
+
 /**
  * Parses window lengths written as Spark-style interval strings ("2 seconds",
  * "INTERVAL 5 MINUTES", "INTERVAL '5' MINUTE", "1 hour 30 minutes") into the unit of the
@@ -27,12 +29,16 @@ object Durations {
   val MaxLength: Long = Long.MaxValue / 8
 
   /**
-   * Returns the length, or throws IllegalArgumentException "`what`: why, got 'text'". The one
+   * Returns the length, or throws a `WJOIN_` error naming `what` and the text. The one
    * parser of lengths: the DataFrame API, the SQL window clause and the Python package (which
    * only turns a timedelta or a number into text) all come here.
    */
   def parse(text: String, integralTime: Boolean, what: String): Long = {
-    def fail(why: String): Nothing = throw new IllegalArgumentException(s"$what: $why, got '$text'")
+    def fail(why: String): Nothing = WJoinErrors.raise("WJOIN_INVALID_LENGTH", "what" -> what, "reason" -> why,
+      "text" -> text)
+    def negative(): Nothing = WJoinErrors.raise("WJOIN_NEGATIVE_WINDOW", "what" -> what, "text" -> text)
+    def tooLarge(): Nothing = WJoinErrors.raise("WJOIN_WINDOW_TOO_LARGE", "what" -> what, "text" -> text,
+      "max" -> (if (integralTime) MaxLength.toString else s"${MaxLength / 86400000000L} days (${MaxLength} microseconds)"))
     val tokens = Option(text).getOrElse("").trim.replace("'", " ").replace("\"", " ").split("\\s+")
       .filter(_.nonEmpty).toList match {
         case first :: rest if first.equalsIgnoreCase("interval") => rest
@@ -40,30 +46,29 @@ object Durations {
       }
     def number(t: String): Option[BigDecimal] = try Some(BigDecimal(t)) catch { case _: NumberFormatException => None }
     if (tokens.isEmpty) fail("the window length is empty")
-    if (tokens.head.startsWith("-")) fail("a window cannot be negative")
+    if (tokens.head.startsWith("-")) negative()
     if (integralTime) {
       if (tokens.size != 1) fail("the time column is integral, so give a plain number in its unit (e.g. 100)")
       val value = number(tokens.head).filter(_.isWhole)
         .getOrElse(fail("the time column is integral, so give a whole number in its unit (e.g. 100)"))
-      if (value > BigDecimal(MaxLength)) fail(s"the length is too large (at most $MaxLength)")
+      if (value > BigDecimal(MaxLength)) tooLarge()
       value.toLong
     } else {
-      if (tokens.size == 1 && number(tokens.head).isDefined) throw new IllegalArgumentException(
-        s"$what: the time columns are timestamps, so the bare number ${tokens.head} needs a unit: expected pairs " +
-          s"of <number> <unit> such as '${tokens.head} seconds' or 'INTERVAL 5 MINUTES'")
+      if (tokens.size == 1 && number(tokens.head).isDefined)
+        WJoinErrors.raise("WJOIN_LENGTH_NEEDS_UNIT", "what" -> what, "value" -> tokens.head)
       if (tokens.size % 2 != 0)
         fail("expected pairs of <number> <unit>, e.g. '2 seconds' or 'INTERVAL 5 MINUTES'")
       val total = tokens.grouped(2).collect { case Seq(word, unitWord) =>
         val unit = MicrosPerUnit.getOrElse(unitWord.toLowerCase(Locale.ROOT),
           fail(s"unknown unit '$unitWord' (use microseconds .. weeks; months and years have no fixed length)"))
         val value = number(word).getOrElse(fail(s"'$word' is not a number"))
-        if (value < 0) fail("a window cannot be negative")
+        if (value < 0) negative()
         val micros = value * BigDecimal(unit)
         if (!micros.isWhole) fail("the length is not a whole number of microseconds")
-        if (micros > BigDecimal(MaxLength)) fail("the length is too large")
+        if (micros > BigDecimal(MaxLength)) tooLarge()
         micros.toLong
       }.sum
-      if (total > MaxLength) fail("the length is too large")
+      if (total > MaxLength) tooLarge()
       total
     }
   }
@@ -83,8 +88,8 @@ object Durations {
       case _ => (false, written)
     }
     val length = try parse(unsigned, integralTime, what) catch {
-      case e: IllegalArgumentException if negative =>
-        throw new IllegalArgumentException(e.getMessage.replace(s"got '$unsigned'", s"got '$written'"), e)
+      case e: wjoin.errors.WJoinAnalysisException if negative && e.parameters.get("text").contains(unsigned) =>
+        throw WJoinErrors.error(e.condition, e.parameters.updated("text", written).toSeq: _*)
     }
     if (negative) -length else length
   }

@@ -49,8 +49,8 @@ object Algorithm extends NamedValues[Algorithm] {
  */
 final case class RangeBinding(target: Int, targetAttr: Int, source: Int, sourceAttr: Int, lowOffset: Long,
     highOffset: Long, real: Option[RealBand] = None) {
-  require(target != source, s"a range binding relates two inputs, got input $target twice")
-  require(lowOffset <= highOffset, s"range binding offsets [$lowOffset, $highOffset] are empty")
+  assert(target != source, s"a range binding relates two inputs, got input $target twice")
+  assert(lowOffset <= highOffset, s"range binding offsets [$lowOffset, $highOffset] are empty")
 
   /** The inclusive key range of the target's attribute for a source key x (saturating). */
   def low(x: Long): Long = real match {
@@ -146,15 +146,15 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
     val expirationInterval: Long = 0L, val nodeSize: Int = 100,
     requestedStrategy: WindowStrategy = WindowStrategy.Exact, val exclude: Option[WindowMatrix] = None,
     rowLimits: Array[Long] = null) extends Serializable {
-  require(algorithm != Algorithm.HW || hashed, "HW-join needs an equality key shared by all inputs")
-  require(algorithm != Algorithm.NLW || !hashed, "NLW-join scans whole windows; it takes no hash key")
-  require(expirationInterval >= 0, s"the expiration interval must be >= 0, got $expirationInterval")
-  require(exclude.forall(_.n == matrix.n), s"the excluded matrix must have ${matrix.n} inputs")
+  assert(algorithm != Algorithm.HW || hashed, "HW-join needs an equality key shared by all inputs")
+  assert(algorithm != Algorithm.NLW || !hashed, "NLW-join scans whole windows; it takes no hash key")
+  assert(expirationInterval >= 0, s"the expiration interval must be >= 0, got $expirationInterval")
+  assert(exclude.forall(_.n == matrix.n), s"the excluded matrix must have ${matrix.n} inputs")
 
   val n: Int = matrix.n
   /** Per input, the length of its count-based window ([[StreamRows.NoLimit]]: none). */
   val rowLimit: Array[Long] = if (rowLimits == null) Array.fill(n)(StreamRows.NoLimit) else rowLimits.clone()
-  require(rowLimit.length == n, s"${rowLimit.length} row limits for $n inputs")
+  assert(rowLimit.length == n, s"${rowLimit.length} row limits for $n inputs")
   /** Some input has a ROWS window: the engine counts rows per input. */
   val counting: Boolean = rowLimit.exists(_ != StreamRows.NoLimit)
   /** Forward evaluation (MW-join): a combination is found from its oldest member. */
@@ -164,8 +164,8 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
   WindowStrategy.requireExactWithRows(strategy, counting)
   /** The conservative matrix behind periods and horizons; `matrix` itself for "exact". */
   val periods: WindowMatrix = periodMatrix(strategy)
-  require(periods.n == n, s"the period matrix must have $n inputs")
-  require((0 until n).forall(i => (0 until n).forall(j => periods.upper(i, j) >= matrix.upper(i, j))),
+  assert(periods.n == n, s"the period matrix must have $n inputs")
+  assert((0 until n).forall(i => (0 until n).forall(j => periods.upper(i, j) >= matrix.upper(i, j))),
     s"the period matrix of strategy $strategy must not be tighter than the window matrix")
   /** Flat pairs i * n + j refined on each candidate: periods.upper(i, j) > matrix.upper(i, j). */
   val checkPairs: Array[Int] =
@@ -191,19 +191,19 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
   /** Access path per input. */
   val accessPath: Array[AccessPath] =
     if (paths == null) Array.fill(n)(if (hashed) AccessPath.Hash else AccessPath.Scan) else paths.toArray
-  require(accessPath.length == n, s"${accessPath.length} access paths for $n inputs")
-  require(accessPath.forall(_ != AccessPath.Hash) || hashed,
+  assert(accessPath.length == n, s"${accessPath.length} access paths for $n inputs")
+  assert(accessPath.forall(_ != AccessPath.Hash) || hashed,
     s"a hash access path needs the equality key shared by all inputs; inputs ${hashInputs.mkString(", ")} are hash")
-  require(algorithm != Algorithm.NLW || accessPath.forall(_ == AccessPath.Scan),
+  assert(algorithm != Algorithm.NLW || accessPath.forall(_ == AccessPath.Scan),
     "NLW-join scans every window (nested loops); use hw, mw or auto for other access paths")
   /** Every window is hash buckets on the key: the key equality needs no test. */
   val allHashed: Boolean = hashed && accessPath.forall(_ == AccessPath.Hash)
   /** The input's window is an ordered index on a range attribute. */
   val indexed: Array[Boolean] = accessPath.map(p => p == AccessPath.TTree || p == AccessPath.BPlusTree)
-  bindings.foreach(b => require(b.target < n && b.source < n, s"range binding $b names an input outside 0..${n - 1}"))
+  bindings.foreach(b => assert(b.target < n && b.source < n, s"range binding $b names an input outside 0..${n - 1}"))
   /** The attribute an indexed input's tree is built on: the first binding's target attribute. */
   val indexAttr: Array[Int] = Array.tabulate(n) { j =>
-    if (!indexed(j)) -1 else bindings.find(_.target == j).map(_.targetAttr).getOrElse(throw new IllegalArgumentException(
+    if (!indexed(j)) -1 else bindings.find(_.target == j).map(_.targetAttr).getOrElse(throw new AssertionError(
       s"input $j has access path ${accessPath(j)} but no band or inequality predicate to search it by"))
   }
   /** Per input, the bindings that search its tree (same attribute). */
@@ -220,7 +220,7 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
   val probeOrder: Array[Array[Int]] = Array.tabulate(n) { o =>
     val wanted = if (orders == null) (0 until n).filter(_ != o).sortBy(j => (periodWidth(o, j), j))
       else {
-        require(orders.size == n && orders(o).sorted == (0 until n).filter(_ != o),
+        assert(orders.size == n && orders(o).sorted == (0 until n).filter(_ != o),
           s"probe order ${Option(orders.lift(o)).flatten.getOrElse(Nil).mkString(",")} of origin $o is not an order of the other inputs")
         orders(o)
       }

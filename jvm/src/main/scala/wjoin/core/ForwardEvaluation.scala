@@ -40,9 +40,10 @@ import wjoin.core.window.TimeSortedBuffer
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the ordered mode)
  */
-class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode)
-    extends WJoinEngine(plan, filter, ranges, mode, fromOrigin = true, untilOrigin = false, sliced = true, seek = false) {
-  require(plan.forward, "forward evaluation runs the MW-join")
+class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
+    listener: EngineListener = EngineListener.Silent)
+    extends WJoinEngine(plan, filter, ranges, mode, listener, PeriodShape.Forward) {
+  assert(plan.forward, "forward evaluation runs the MW-join")
   /** Every buffered row in merge order (rows hold the input index). */
   private val arrivals = new TimeSortedBuffer(64)
   /** The input of the origin being enumerated (dropped when it runs out), or -1. */
@@ -64,7 +65,7 @@ class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValu
   protected def sweep(o: Int, t: Long): Unit = probe.start(o, t, windows(o).oldestKey, windows(o).oldestRow)
 
   def countOnly(input: Int, time: Long): Unit = {
-    require(counts != null, "countOnly is for count-based (ROWS) windows")
+    assert(counts != null, "countOnly is for count-based (ROWS) windows")
     arrive(input, time)
   }
 

@@ -8,7 +8,7 @@ final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
 /**
  * The micro-batches of a streaming W-join in one partition, Spark-free: one [[WJoinEngine]]
  * kept across batches. Each batch offers its new rows to the engine, which yields the
- * combinations the batch completes and reports (through [[WJoinEngine.onEvict]]) the rows
+ * combinations the batch completes and reports (to its [[EngineListener]]) the rows
  * that leave the state. The engine starts from the rows of the state store once
  * ([[restore]]: a new query run, a restart, a moved task, a version mismatch); after that the
  * windows already hold them.
@@ -44,10 +44,12 @@ final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
  * @param ranges    range attributes of rows, for indexed inputs
  * @param shed      resource limits: the first batch's budgets; None: exact
  * @param partition the partition (seeds the shedding's random choices)
+ * @param listener  hears of the rows that leave the state (evicted, or shed under limits)
  */
 final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None,
-    shed: Option[ShedPlan] = None, partition: Int = 0) {
-  val engine: WJoinEngine = WJoinEngine(plan, filter, EngineMode.Streaming(Long.MinValue), ranges, shed, partition)
+    shed: Option[ShedPlan] = None, partition: Int = 0, listener: EngineListener = EngineListener.Silent) {
+  val engine: WJoinEngine =
+    WJoinEngine(plan, filter, EngineMode.Streaming(Long.MinValue), ranges, shed, partition, listener = listener)
   /** Under limits, the engine's budgets and shed rows; else None. */
   val shedder: Option[SheddingEngine] = engine match {
     case s: SheddingEngine => Some(s)
@@ -62,14 +64,11 @@ final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: Range
    * order. Eager mode loads them into the windows without probing (they were joined before).
    */
   def restore(state: Seq[EngineRow]): Unit = {
-    require(!started, "the state is restored before the first micro-batch")
+    assert(!started, "the state is restored before the first micro-batch")
     val sorted = state.sorted(MicroBatchWJoin.ArrivalOrder)
     if (plan.forward) waiting = sorted.toVector
     else sorted.foreach(r => engine.preload(r.input, r.time, r.key, r.row))
   }
-
-  /** Ordered mode: the rows waiting for a later batch (newer than the last W). */
-  def waitingRows: Int = waiting.size
 
   /**
    * The combinations completed by a batch with eviction watermark `watermark`, as the
@@ -77,39 +76,16 @@ final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: Range
    * rows in [[MicroBatchWJoin.ArrivalOrder]], late rows already dropped; all of them are read
    * by the time hasNext returns false, and only then may the next batch start.
    */
-  def results(watermark: Long, arrivals: Iterator[EngineRow]): Iterator[Array[AnyRef]] = {
+  def results(watermark: Long, arrivals: Iterator[EngineRow]): EngineDrive = {
     started = true
     engine.startMicroBatch(watermark)
-    val stillWaiting = Vector.newBuilder[EngineRow]
-    val feed: Iterator[EngineRow] =
-      if (plan.forward) merge(waiting.iterator, arrivals) // rows newer than W are read, not offered
-      else arrivals
-    new Iterator[Array[AnyRef]] {
-      private var ready = false
-      private var finished = false
-      def hasNext: Boolean = {
-        while (!ready) {
-          if (engine.next()) ready = true
-          else if (feed.hasNext) {
-            val r = feed.next()
-            if (plan.forward && r.time > watermark) stillWaiting += r
-            else if (plan.hashed && r.key == null) engine.countOnly(r.input, r.time) // kept for a ROWS window only
-            else engine.offer(r.input, r.time, r.key, r.row)
-          }
-          else if (!finished) {
-            engine.finish()
-            finished = true
-            if (plan.forward) waiting = stillWaiting.result()
-          }
-          else return false
-        }
-        true
-      }
-      def next(): Array[AnyRef] = {
-        if (!hasNext) throw new NoSuchElementException("micro-batch exhausted")
-        ready = false
-        engine.tuple
-      }
+    if (!plan.forward) new EngineDrive(engine, arrivals, engine.feed, Seq(() => engine.finish()))
+    else {
+      // Rows newer than W are read, not offered: they wait for a later batch.
+      val stillWaiting = Vector.newBuilder[EngineRow]
+      new EngineDrive(engine, merge(waiting.iterator, arrivals),
+        r => if (r.time > watermark) stillWaiting += r else engine.feed(r),
+        Seq(() => { engine.finish(); waiting = stillWaiting.result() }))
     }
   }
 

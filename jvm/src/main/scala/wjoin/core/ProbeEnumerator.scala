@@ -47,16 +47,16 @@ import wjoin.core.window.{IndexedWindow, InputWindow, TimeSortedBuffer}
  * @param stats       where comparisons, predicate calls and results are counted
  * @param counts      count-based windows, or null when no input has a ROWS window
  * @param refinement  the GCA / LCA refinement and exclusion of complete candidates
- * @param fromOrigin  periods start at the origin's time (forward: the origin is the oldest member)
- * @param untilOrigin periods end at the origin's time (batch backward: it is the newest member)
- * @param sliced      candidates are slices found by binary search (forward, Mode 2)
- * @param seek        unsliced scans start at the period's first row (streaming backward, whose
- *                    state spans window + watermark delay) instead of the window's oldest row
+ * @param shape       how periods are cut and searched ([[PeriodShape]])
  */
 final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues,
     windows: Array[InputWindow], stats: JoinStats, counts: CountWindows, refinement: Refinement,
-    fromOrigin: Boolean, untilOrigin: Boolean, sliced: Boolean, seek: Boolean) {
-  require(!(fromOrigin && untilOrigin), "a period is cut on one side of the origin at most")
+    shape: PeriodShape) {
+  // Plain fields: read on every candidate.
+  private val fromOrigin = shape.fromOrigin
+  private val untilOrigin = shape.untilOrigin
+  private val sliced = shape.sliced
+  private val seek = shape.seek
   private val n = plan.n
   private val last = n - 2
   private val c = Array.tabulate(n * n)(ij => plan.periods.upper(ij / n, ij % n))

@@ -58,7 +58,7 @@ object RealKeys {
  * @param absolute absolute rounding margin (decimals: 10^-6, their least kept scale)
  */
 final case class RealBand(low: Double, high: Double, scale: Double, relative: Double, absolute: Double) {
-  require(!low.isNaN && !high.isNaN && low <= high, s"real band offsets [$low, $high] are empty")
+  assert(!low.isNaN && !high.isNaN && low <= high, s"real band offsets [$low, $high] are empty")
   def lowerBounded: Boolean = low != Double.NegativeInfinity
   def upperBounded: Boolean = high != Double.PositiveInfinity
 

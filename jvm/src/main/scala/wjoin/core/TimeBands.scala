@@ -39,9 +39,9 @@ import scala.collection.mutable
  *                   member a member of input j can be
  */
 final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) extends Serializable {
-  require(boundaries.indices.drop(1).forall(i => boundaries(i - 1) < boundaries(i)),
+  assert(boundaries.indices.drop(1).forall(i => boundaries(i - 1) < boundaries(i)),
     s"band boundaries must increase strictly: ${boundaries.mkString(", ")}")
-  require(reach.forall(r => r >= 0 && r != WindowMatrix.Inf),
+  assert(reach.forall(r => r >= 0 && r != WindowMatrix.Inf),
     s"every input's reach must be finite and >= 0, got ${reach.mkString(", ")}")
 
   /** Number of bands, k >= 1. */
@@ -125,8 +125,8 @@ object TimeBands {
    * @param matrix   the closed window matrix: gives reach and the least band width
    */
   def fromSample(times: Array[Long], weights: Array[Double], maxBands: Int, matrix: WindowMatrix): TimeBands = {
-    require(maxBands >= 1, s"the number of time bands must be at least 1, got $maxBands")
-    require(times.length == weights.length, "one weight per sampled time")
+    assert(maxBands >= 1, s"the number of time bands must be at least 1, got $maxBands")
+    assert(times.length == weights.length, "one weight per sampled time")
     val width = minWidth(matrix)
     if (maxBands == 1 || times.isEmpty) return single(matrix)
     val order = times.indices.sortBy(times(_))

@@ -35,16 +35,17 @@ import wjoin.core.window.InputWindow
  *
  * Protocol: offer rows in non-decreasing time order; after each offer call next() until it
  * returns false (the tuple array is valid after each true); call finish() at the end of
- * input and drain next() once more. `onEvict` reports every row that leaves the windows.
+ * input and drain next() once more. `listener` hears of every row that leaves the windows.
  *
  * @param plan       closed window matrix, algorithm, access paths, per-origin probe orders
  * @param filter     non-window predicate, tested as soon as its inputs are bound
  * @param ranges     the range attributes of rows, for indexed inputs
  * @param mode       batch or streaming (and then the watermark W)
- * @param fromOrigin, untilOrigin, sliced, seek  the enumeration's period shape ([[ProbeEnumerator]])
+ * @param listener   hears of evicted (and, under limits, shed) rows
+ * @param shape      the enumeration's period shape ([[PeriodShape]]), fixed by the evaluation and mode
  */
 abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    fromOrigin: Boolean, untilOrigin: Boolean, sliced: Boolean, seek: Boolean) {
+    protected val listener: EngineListener, shape: PeriodShape) {
   protected final val n = plan.n
   protected final val horizon = plan.horizon
   /** Every row with time <= completeBound has been offered once finish() is called. */
@@ -57,7 +58,7 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
     InputWindow(plan, j, row => ranges.value(j, attr, unstamped(row)))
   }
   protected final val probe = new ProbeEnumerator(plan, filter, ranges, windows, stats, counts,
-    new Refinement(plan, stats), fromOrigin, untilOrigin, sliced, seek)
+    new Refinement(plan, stats), shape)
 
   /** The current combination, indexed by input; valid after next() returned true. */
   final val tuple: Array[AnyRef] = probe.tuple
@@ -68,8 +69,6 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
   /** Every row with time <= complete has been offered. */
   protected final var complete = Long.MinValue
 
-  /** Called with (input, time, row) for every row that leaves the windows. */
-  var onEvict: (Int, Long, AnyRef) => Unit = (_, _, _) => ()
 
   final def bufferedRows: Long = stats.buffered
 
@@ -83,9 +82,16 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
    */
   def countOnly(input: Int, time: Long): Unit
 
+  /**
+   * Offers `r`, or only counts it when it has no key in a hashed plan (a NULL key never
+   * matches, but it takes its place in a ROWS window): the one rule for rows of every feed.
+   */
+  final def feed(r: EngineRow): Unit =
+    if (plan.hashed && r.key == null) countOnly(r.input, r.time) else offer(r.input, r.time, r.key, r.row)
+
   /** Streaming, eager: a row of the state, already joined in earlier batches (see [[BackwardEvaluation]]). */
   def preload(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit =
-    throw new IllegalArgumentException("only the eager streaming engine preloads its state")
+    throw new AssertionError("only the eager streaming engine preloads its state")
 
   /**
    * Streaming: the next micro-batch, with eviction watermark `watermark` (W). The windows keep
@@ -93,9 +99,9 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
    * ones (never older than its W: Spark drops them as late), so time order restarts here.
    */
   final def startMicroBatch(watermark: Long): Unit = {
-    require(completeBound != Long.MaxValue, "only a streaming engine runs micro-batches")
-    require(!probe.active, "a micro-batch starts once the last one is drained")
-    require(watermark >= completeBound, s"the watermark went back from $completeBound to $watermark")
+    assert(completeBound != Long.MaxValue, "only a streaming engine runs micro-batches")
+    assert(!probe.active, "a micro-batch starts once the last one is drained")
+    assert(watermark >= completeBound, s"the watermark went back from $completeBound to $watermark")
     completeBound = watermark
     now = Long.MinValue
     complete = Long.MinValue
@@ -116,18 +122,18 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
 
   /**
    * Batch, after finish() and the last next(): every row left in the windows leaves them
-   * (reported to `onEvict`), so the W-joins that decide anchor rows at eviction
+   * (reported to the listener), so the W-joins that decide anchor rows at eviction
    * ([[AnchorDecisions]]) decide the rest. The inner join never calls it.
    */
   final def evictAll(): Unit = {
-    require(completeBound == Long.MaxValue && !probe.active, "evictAll ends a drained batch engine")
+    assert(completeBound == Long.MaxValue && !probe.active, "evictAll ends a drained batch engine")
     var j = 0
     while (j < n) { while (windows(j).size > 0) evictOldest(j); j += 1 }
   }
 
   /** Checks the time order and counts the arrival; then every row up to `complete` is in. */
   protected final def arrive(input: Int, time: Long): Unit = {
-    require(time >= now, s"rows must be offered in event-time order: $time after $now")
+    assert(time >= now, s"rows must be offered in event-time order: $time after $now")
     now = time
     complete = math.min(if (time == Long.MinValue) time else time - 1, completeBound)
     if (counts != null) counts.arrive(input)
@@ -151,7 +157,7 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
     w.evictOldest()
     stats.evicted += 1
     stats.buffered -= 1
-    onEvict(j, t, unstamped(r))
+    listener.evicted(j, t, unstamped(r))
   }
 }
 
@@ -162,19 +168,20 @@ object WJoinEngine {
    * choices are seeded by the plan's seed, `partition` and `batch`.
    */
   def apply(plan: EnginePlan, filter: TupleFilter, mode: EngineMode, ranges: RangeValues,
-      shed: Option[ShedPlan] = None, partition: Int = 0, batch: Long = 0L): WJoinEngine = shed match {
+      shed: Option[ShedPlan] = None, partition: Int = 0, batch: Long = 0L,
+      listener: EngineListener = EngineListener.Silent): WJoinEngine = shed match {
     case None =>
-      if (plan.forward) new ForwardEvaluation(plan, filter, ranges, mode)
-      else new BackwardEvaluation(plan, filter, ranges, mode)
+      if (plan.forward) new ForwardEvaluation(plan, filter, ranges, mode, listener)
+      else new BackwardEvaluation(plan, filter, ranges, mode, listener)
     case Some(s) =>
-      if (plan.forward) new SheddingForwardEvaluation(plan, filter, ranges, mode, s, partition, batch)
-      else new SheddingBackwardEvaluation(plan, filter, ranges, mode, s, partition, batch)
+      if (plan.forward) new SheddingForwardEvaluation(plan, filter, ranges, mode, s, partition, batch, listener)
+      else new SheddingBackwardEvaluation(plan, filter, ranges, mode, s, partition, batch, listener)
   }
 
   /** A batch W-join: the whole input is offered, then finish(); `shed`: under resource limits. */
   def batch(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None,
-      shed: Option[ShedPlan] = None, partition: Int = 0): WJoinEngine =
-    apply(plan, filter, EngineMode.Batch, ranges, shed, partition)
+      shed: Option[ShedPlan] = None, partition: Int = 0, listener: EngineListener = EngineListener.Silent): WJoinEngine =
+    apply(plan, filter, EngineMode.Batch, ranges, shed, partition, listener = listener)
 
   /**
    * One micro-batch of a streaming W-join with eviction watermark `watermark` (W, in time

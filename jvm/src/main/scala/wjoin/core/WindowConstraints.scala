@@ -4,6 +4,8 @@ import java.util.Locale
 
 import scala.collection.mutable
 
+import wjoin.errors.WJoinErrors
+
 /**
  * One window term as the user wrote it, with inputs as indices. All bounds are inclusive
  * and in the unit of the event-time columns.
@@ -48,7 +50,7 @@ final case class StreamRange(b: Int, t: Long, text: String) extends WindowTerm {
  * rows of b arrived, which is what bounds b's state when no time window does.
  */
 final case class StreamRows(b: Int, rows: Long, text: String) extends WindowTerm {
-  require(rows >= 1, s"window term '$text': a ROWS window holds at least 1 row, got $rows")
+  assert(rows >= 1, s"window term '$text': a ROWS window holds at least 1 row, got $rows")
   def bounds(n: Int): Seq[(Int, Int, Long)] = Nil
 }
 
@@ -107,11 +109,10 @@ object WindowTermParser {
   }
 
   def resolveName(name: String, names: Seq[String], term: String): Int = indexOfName(name, names).getOrElse(
-    throw new IllegalArgumentException(
-      s"window term '$term' names input '$name', but the inputs are ${names.mkString(", ")}"))
+    WJoinErrors.raise("WJOIN_UNKNOWN_INPUT_IN_WINDOW", "term" -> term, "name" -> name, "inputs" -> names))
 
   def parse(text: String, names: Seq[String], integralTime: Boolean): Seq[WindowTerm] = {
-    if (text == null || text.trim.isEmpty) throw new IllegalArgumentException("the window constraints are empty")
+    if (text == null || text.trim.isEmpty) WJoinErrors.raise("WJOIN_EMPTY_WINDOWS")
     splitTerms(text).map { termText =>
       termText match {
         case PerStream(kind, name, value) =>
@@ -122,31 +123,26 @@ object WindowTermParser {
           val directed = kind.toUpperCase(Locale.ROOT) == "DWINDOW"
           def len(t: String) = Durations.parse(t, integralTime, s"window term '$termText'")
           if (a == null) {
-            if (directed) throw new IllegalArgumentException(
-              s"window term '$termText': DWINDOW needs two inputs, e.g. DWINDOW(A,B) = 5 minutes")
+            if (directed) WJoinErrors.raise("WJOIN_INVALID_WINDOW_TERM", "term" -> termText,
+              "reason" -> "DWINDOW needs two inputs, e.g. DWINDOW(A,B) = 5 minutes")
             UniformWindow(len(value), termText)
           } else {
             val ia = resolveName(a, names, termText)
             val ib = resolveName(b, names, termText)
-            if (ia == ib) throw new IllegalArgumentException(
-              s"window term '$termText' relates input '$a' to itself; name two different inputs")
+            if (ia == ib) WJoinErrors.raise("WJOIN_WINDOW_TERM_SELF", "term" -> termText, "name" -> a)
             value match {
               case Interval(lo, hi) if directed => // either end may be negative: only lo > hi is empty
                 def end(t: String) = Durations.parseSigned(t, integralTime, s"window term '$termText'")
                 val (l, h) = (end(lo), end(hi))
-                if (l > h) throw new IllegalArgumentException(
-                  s"window term '$termText': the lower end $lo exceeds the upper end $hi")
+                if (l > h) WJoinErrors.raise("WJOIN_EMPTY_INTERVAL", "term" -> termText, "low" -> lo, "high" -> hi)
                 DirectedWindow(ia, ib, l, h, termText)
-              case Interval(_, _) => throw new IllegalArgumentException(
-                s"window term '$termText': an interval [lo, hi] needs DWINDOW (B follows A by lo to hi)")
+              case Interval(_, _) => WJoinErrors.raise("WJOIN_INVALID_WINDOW_TERM", "term" -> termText,
+                "reason" -> "an interval [lo, hi] needs DWINDOW (B follows A by lo to hi)")
               case _ if directed => DirectedWindow(ia, ib, 0L, len(value), termText)
               case _ => PairWindow(ia, ib, len(value), termText)
             }
           }
-        case _ => throw new IllegalArgumentException(
-          s"cannot parse window term '$termText': expected WINDOW = <length>, WINDOW(A,B) = <length>, " +
-            "DWINDOW(A,B) = <length>, DWINDOW(A,B) = [<low>, <high>], RANGE(A) = <length> or ROWS(A) = <count>, " +
-            "joined with AND")
+        case _ => WJoinErrors.raise("WJOIN_WINDOW_TERM_SYNTAX", "term" -> termText)
       }
     }
   }
@@ -154,11 +150,11 @@ object WindowTermParser {
   /** The row count of a ROWS term: a whole number >= 1, optionally followed by ROWS. */
   private def rowCount(value: String, term: String): Long = {
     val digits = value.trim.replaceFirst("(?i)\\s+rows?$", "")
-    if (!digits.matches("[0-9]{1,18}")) throw new IllegalArgumentException(
-      s"window term '$term': a ROWS window is a whole number of rows such as ROWS(B) = 1000, got '$value'")
+    if (!digits.matches("[0-9]{1,18}")) WJoinErrors.raise("WJOIN_INVALID_WINDOW_TERM", "term" -> term,
+      "reason" -> s"a ROWS window is a whole number of rows such as ROWS(B) = 1000, got '$value'")
     val rows = digits.toLong
-    if (rows < 1) throw new IllegalArgumentException(
-      s"window term '$term': a ROWS window is a whole number of rows >= 1, got $rows")
+    if (rows < 1) WJoinErrors.raise("WJOIN_INVALID_WINDOW_TERM", "term" -> term,
+      "reason" -> s"a ROWS window is a whole number of rows >= 1, got $rows")
     rows
   }
 }
@@ -210,14 +206,14 @@ object WindowMatrix {
     }
 
   /**
-   * Closes the terms into a matrix. Errors (IllegalArgumentException) name the user's terms:
+   * Closes the terms into a matrix. Errors (`WJOIN_` conditions) name the user's terms:
    * a negative cycle (no combination can ever match) names the terms on the cycle; an input
    * that another input may follow by an unbounded time (its rows would stay joinable
    * forever, e.g. a disconnected constraint graph) is named with the inputs it lacks a bound to.
    */
   def close(terms: Seq[WindowTerm], names: Seq[String]): WindowMatrix = {
     val n = names.size
-    require(n >= 2, s"a W-join needs at least 2 inputs, got $n")
+    assert(n >= 2, s"a W-join needs at least 2 inputs, got $n")
     val d = Array.fill(n * n)(Inf)
     val source = Array.fill[WindowTerm](n * n)(null)
     val via = Array.fill(n * n)(-1)
@@ -237,10 +233,7 @@ object WindowMatrix {
       }
       (0 until n).find(i => d(i * n + i) < 0).foreach { i =>
         val onCycle = termsOn(i, i, 0).distinct.map(_.text)
-        throw new IllegalArgumentException(
-          s"the window constraints contradict each other, so no combination can ever match: " +
-            s"${onCycle.mkString(" AND ")} (input ${names(i)} would have to precede itself). " +
-            "Widen one of these windows or intervals.")
+        WJoinErrors.raise("WJOIN_CONTRADICTORY_WINDOWS", "terms" -> onCycle.mkString(" AND "), "input" -> names(i))
       }
     }
     // Name the most isolated input first (for a disconnected graph, the one cut off). A
@@ -249,10 +242,8 @@ object WindowMatrix {
     val byIsolation = (0 until n).sortBy(j => -(0 until n).count(i => i != j && d(i * n + j) == Inf))
     for (j <- byIsolation if !counted(j)) {
       val unbounded = (0 until n).filter(i => i != j && d(i * n + j) == Inf)
-      if (unbounded.nonEmpty) throw new IllegalArgumentException(
-        s"input ${names(j)} has no window bound relative to ${unbounded.map(names).mkString(", ")}: " +
-          s"its rows could stay joinable forever and its state would grow without end. " +
-          s"Add a term such as WINDOW(${names(j)},${names(unbounded.head)}) = <length> or ROWS(${names(j)}) = <count>.")
+      if (unbounded.nonEmpty) WJoinErrors.raise("WJOIN_UNBOUNDED_INPUT", "input" -> names(j),
+        "others" -> unbounded.map(names), "other" -> names(unbounded.head))
     }
     new WindowMatrix(n, d)
   }

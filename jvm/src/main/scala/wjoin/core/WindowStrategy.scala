@@ -1,5 +1,7 @@
 package wjoin.core
 
+import wjoin.errors.WJoinErrors
+
 /**
  * How the engine bounds its periods when the windows differ per pair (Form 2, Form 3,
  * directed / path windows): Hammad et al. Sec. 5.1 (filter-refine) and Sec. 5.2 (Path W-join).
@@ -47,8 +49,8 @@ object WindowStrategy extends NamedValues[WindowStrategy] {
   def parse(text: String): Option[WindowStrategy] = byName(Option(text).map(_.trim).orNull)
 
   /** Fails with the accepted values unless `text` names a strategy. */
-  def parseOrFail(text: String): WindowStrategy = parse(text).getOrElse(throw new IllegalArgumentException(
-    s"unknown window strategy '$text'; use one of ${all.map(_.name).mkString(", ")}"))
+  def parseOrFail(text: String): WindowStrategy = parse(text).getOrElse(WJoinErrors.raise("WJOIN_UNKNOWN_CHOICE",
+    "option" -> "window strategy", "value" -> text, "choices" -> all.map(_.name)))
 
   /**
    * The rule behind "auto": [[Exact]]. It is never looser than LCA or GCA (its periods are
@@ -65,9 +67,8 @@ object WindowStrategy extends NamedValues[WindowStrategy] {
    * exact or auto when the W-join has a ROWS window (`counted`).
    */
   def requireExactWithRows(strategy: WindowStrategy, counted: Boolean): Unit =
-    require(!counted || strategy == Auto || strategy == Exact,
-      s"window strategy '$strategy' widens every window to the largest one, and a ROWS window leaves some pairs " +
-        "without a time bound, so nothing would ever leave the state; use window strategy 'exact' or 'auto'")
+    WJoinErrors.check(!counted || strategy == Auto || strategy == Exact, "WJOIN_ROWS_NEED_EXACT_STRATEGY",
+      Seq("strategy" -> strategy))
 
   /** S: the closed matrix made symmetric, S(i, j) = max(C(i, j), C(j, i)). */
   def symmetric(c: WindowMatrix): WindowMatrix = {
@@ -95,7 +96,7 @@ object WindowStrategy extends NamedValues[WindowStrategy] {
       case LCA =>
         val l = localWindows(c)
         new WindowMatrix(n, Array.tabulate(n * n)(ij => if (ij / n == ij % n) 0L else l(ij % n)))
-      case Auto => throw new IllegalArgumentException("resolve the window strategy 'auto' first")
+      case Auto => throw new AssertionError("resolve the window strategy 'auto' first")
     }
   }
 }

@@ -2,7 +2,7 @@ package wjoin.exec
 
 import org.apache.spark.sql.catalyst.InternalRow
 
-import wjoin.core.{EngineRow, StreamRows, WJoinEngine}
+import wjoin.core.{EngineRow, StreamRows}
 
 /**
  * The N time-sorted inputs of one partition merged into one arrival order (the papers'
@@ -40,10 +40,9 @@ import wjoin.core.{EngineRow, StreamRows, WJoinEngine}
  */
 final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, lateBound: Option[Long] = None,
     onUnjoinableAnchor: InternalRow => Unit = null) extends Iterator[EngineRow] {
-  import InputMerger.isCountOnly
 
   private val n = inputs.length
-  require(n == codec.n, s"${inputs.length} inputs for a W-join of ${codec.n}")
+  assert(n == codec.n, s"${inputs.length} inputs for a W-join of ${codec.n}")
   private val plan = codec.plan
   private val timeColumns = codec.time.toArray
   private val times = timeColumns.map(_.reader)
@@ -117,14 +116,4 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
     fetch(best)
     r
   }
-
-  /** Hands `r` to a batch engine: offered, or counted only ([[isCountOnly]]). */
-  def feed(engine: WJoinEngine, r: EngineRow): Unit =
-    if (isCountOnly(plan.hashed, r)) engine.countOnly(r.input, r.time)
-    else engine.offer(r.input, r.time, r.key, r.row)
-}
-
-object InputMerger {
-  /** A row that only takes its place in a ROWS window: a NULL key in a hashed plan. */
-  def isCountOnly(hashed: Boolean, r: EngineRow): Boolean = hashed && r.key == null
 }

@@ -36,7 +36,7 @@ private[exec] final case class TimeColumn(ordinal: Int, dataType: DataType) {
 private[exec] object TimeColumn {
   def of(attributes: Seq[Attribute], time: Attribute): TimeColumn = {
     val ordinal = attributes.indexWhere(_.exprId == time.exprId)
-    require(ordinal >= 0, s"time column $time is not a column of its input")
+    assert(ordinal >= 0, s"time column $time is not a column of its input")
     TimeColumn(ordinal, time.dataType)
   }
 }
@@ -238,7 +238,7 @@ private[exec] object AnchorWriter {
     case JoinHow.LeftSemi | JoinHow.LeftAnti =>
       val project = UnsafeProjection.create(output, codec.storedAttributes.head)
       anchor => project(anchor.asInstanceOf[InternalRow])
-    case JoinHow.Inner => throw new IllegalArgumentException("an inner W-join outputs no anchor rows alone")
+    case JoinHow.Inner => throw new AssertionError("an inner W-join outputs no anchor rows alone")
   }
 }
 

@@ -1,6 +1,6 @@
 package wjoin.exec
 
-import wjoin.core.{AnchorDecisions, JoinHow, MicroBatchWJoin}
+import wjoin.core.{AnchorDecisions, EngineListener, JoinHow, MicroBatchWJoin}
 import wjoin.core.shedding.ShedPlan
 
 /**
@@ -11,10 +11,10 @@ import wjoin.core.shedding.ShedPlan
  * run, a restart, a mismatch) a new one is built and [[restore]]d from the store.
  *
  * {{{
- *   engine ──onEvict(i, t, row)──> state index (chunk bookkeeping)
- *                              └─> decisions (anchored: row of input 0 decided)
- *   decisions ──first match──> state index (the anchor's bit, persisted)
- *   under limits: engine ──onShed(i, row)──> state index (the row is taken back)
+ *   engine ──listener.evicted(i, t, row)──> state index (chunk bookkeeping)
+ *                                       └─> decisions (anchored: row of input 0 decided)
+ *   decisions ──firstMatch──> state index (the anchor's bit, persisted)
+ *   under limits: engine ──listener.shed(i, row)──> state index (the row is taken back)
  *                 state index ──save──> the budgets' rates and counts (persisted)
  * }}}
  *
@@ -31,23 +31,22 @@ import wjoin.core.shedding.ShedPlan
 final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: JoinHow,
     shed: Option[ShedPlan] = None) {
   private val combined = codec.combinedRow()
-  val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
-    codec.rangeValues(), shed, partitionIndex)
-  val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
   val state: WindowJoinStateStore = new WindowJoinStateStore(codec, anchored = how.anchored)
-  /** Anchored W-joins only, else null. */
-  val decisions: AnchorDecisions = if (how.anchored) JoinHow.decisions(how) else null
-
-  if (decisions == null) join.engine.onEvict = (i, t, r) => state.evicted(i, t, r)
-  else {
-    join.engine.onEvict = (i, t, r) => { state.evicted(i, t, r); if (i == 0) decisions.evicted(r) }
-    decisions.onFirstMatch = state.matched
+  /** Anchored W-joins only. */
+  val decisions: Option[AnchorDecisions] =
+    if (how.anchored) Some(JoinHow.decisions(how, firstMatch = state.matched)) else None
+  private val listener = new EngineListener {
+    override def evicted(input: Int, time: Long, row: AnyRef): Unit = {
+      state.evicted(input, time, row)
+      if (input == 0) decisions.foreach(_.evicted(row))
+    }
+    override def shed(input: Int, row: AnyRef): Unit = state.retract(input, row)
   }
+  val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
+    codec.rangeValues(), shed, partitionIndex, listener)
+  val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
 
-  join.shedder.foreach { s =>
-    s.onShed = state.retract
-    state.budgets = () => s.budgets.save()
-  }
+  join.shedder.foreach(s => state.budgets = () => s.budgets.save())
 
   /**
    * Under limits, before each micro-batch (after [[restore]]): batch `batchId` runs under
@@ -63,6 +62,6 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
   def restore(): Unit = {
     join.restore(state.load())
     for (s <- join.shedder; saved <- Option(state.restoredBudgets)) s.budgets.restore(saved)
-    if (decisions != null) state.restoredMatched.foreach(decisions.restoreMatched)
+    decisions.foreach(d => state.restoredMatched.foreach(d.restoreMatched))
   }
 }

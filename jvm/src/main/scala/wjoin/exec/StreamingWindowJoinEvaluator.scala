@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreProviderId}
 
-import wjoin.core.{AnchorDecisions, EngineRow, JoinHow}
+import wjoin.core.{EngineRow, JoinHow}
 import wjoin.core.shedding.ShedPlan
 
 /**
@@ -69,48 +69,21 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
     p.retarget(shed, batchId)
     val decisions = p.decisions
     val merger = new InputMerger(inputs.toArray, p.codec, lateBound = Some(lateBound),
-      onUnjoinableAnchor = if (decisions == null) null else decisions.unjoinable)
+      onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
     // Every arrival (count-only rows too: they keep their place in a ROWS window) joins the state.
     val arrivals = merger.map { (r: EngineRow) =>
       state.add(r.input, r.time, r.row.asInstanceOf[UnsafeRow], r.key)
       r
     }
-    if (decisions != null) decisions.decidedOut = 0
-    val results = p.join.results(watermark, arrivals)
-    var published = false
-    def publish(outputRows: Option[Long]): Unit = if (!published) {
-      published = true
+    val output = decisions.fold[JoinOutput](new JoinOutput.Combinations(p.emit))(
+      d => new JoinOutput.Anchored(d, p.emit, p.codec.anchorWriter(how)))
+    val rows = new PartitionDriver(p.join.results(watermark, arrivals), output, rowsOut => {
       state.save()
-      metrics.publish(p.join.engine.stats, merger, outputRows = outputRows)
+      metrics.publish(p.join.engine.stats, merger, outputRows = Some(rowsOut))
       metrics.publishState(state, p.join.engine, p.codec.plan.hashed)
-      if (decisions != null) metrics.numUndecidedAnchorRows.foreach(_ += state.live(0) - decisions.matchedInWindows)
-    }
-    val rows =
-      if (decisions != null) anchoredRows(results, decisions, p.emit, p.codec.anchorWriter(how), publish)
-      else new Iterator[InternalRow] {
-        def hasNext: Boolean = results.hasNext || { publish(None); false }
-        def next(): InternalRow = p.emit(results.next())
-      }
+      decisions.foreach(d => metrics.numUndecidedAnchorRows.foreach(_ += state.live(0) - d.matchedInWindows))
+    })
     new Run(rows, p, cacheId)
   }
 
-  /** The combinations the how keeps and the decided anchor rows, in the order they come. */
-  private def anchoredRows(results: Iterator[Array[AnyRef]], decisions: AnchorDecisions,
-      emit: Array[AnyRef] => InternalRow, anchorOut: AnyRef => InternalRow,
-      publish: Option[Long] => Unit): Iterator[InternalRow] = new Iterator[InternalRow] {
-    private var tuple: Array[AnyRef] = null
-    private var combinationsOut = 0L
-    def hasNext: Boolean = {
-      while (tuple == null && decisions.pending.isEmpty && results.hasNext) {
-        val t = results.next()
-        if (decisions.combination(t)) tuple = t
-      }
-      tuple != null || !decisions.pending.isEmpty || { publish(Some(combinationsOut + decisions.decidedOut)); false }
-    }
-    def next(): InternalRow = {
-      if (!hasNext) throw new NoSuchElementException("W-join micro-batch is exhausted")
-      if (!decisions.pending.isEmpty) anchorOut(decisions.pending.poll())
-      else { val t = tuple; tuple = null; combinationsOut += 1; emit(t) }
-    }
-  }
 }

@@ -5,7 +5,6 @@ import org.apache.spark.rdd.{RDD, ShuffledRDD}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.{LeafExecNode, SortExec, UnsafeRowSerializer}
-import org.apache.spark.sql.types._
 
 import wjoin.core.{TimeBands, WindowMatrix}
 
@@ -88,7 +87,7 @@ private[exec] object TimeBandShuffle {
    */
   def partition(rows: RDD[InternalRow], input: Int, attributes: Seq[Attribute], time: Attribute,
       bands: TimeBands, numPartitions: Int, metrics: WindowJoinMetrics): RDD[InternalRow] = {
-    require(bands.count <= numPartitions, s"${bands.count} time bands do not fit into $numPartitions partitions")
+    assert(bands.count <= numPartitions, s"${bands.count} time bands do not fit into $numPartitions partitions")
     val column = TimeColumn.of(attributes, time)
     val readTime = column.reader
     val types = attributes.map(_.dataType).toArray

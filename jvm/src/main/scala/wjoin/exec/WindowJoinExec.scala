@@ -66,7 +66,7 @@ case class WindowJoinExec(
     timeBands: Int = 1,
     how: JoinHow = JoinHow.Inner,
     inputSize: Option[InputSize] = None) extends BaseWindowJoinExec {
-  require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
+  assert(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
 
   /** Small inputs: one task reads every input, no shuffle (children are coalesced to one partition). */
   def singleTask: Boolean = inputSize.exists(_.small)

@@ -141,7 +141,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
 
   /** The rows of every stored chunk, minus (ordered mode) those already swept: once, on a fresh object. */
   def load(): Seq[EngineRow] = {
-    require(chunks.isEmpty && live.sum == 0, "the state is loaded once, into a fresh index")
+    assert(chunks.isEmpty && live.sum == 0, "the state is loaded once, into a fresh index")
     val found = mutable.ArrayBuffer.empty[(Int, Long, Array[Byte], Long)]
     val it = store.iterator()
     while (it.hasNext) {
@@ -206,8 +206,8 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
    * row as it is offered, right after the add), so the state does not keep it either.
    */
   def retract(i: Int, row: AnyRef): Unit = {
-    require(lastRow(i) eq row, s"only the last row added of input $i can be taken back")
-    require(!(anchored && i == 0), "anchor rows are never shed")
+    assert(lastRow(i) eq row, s"only the last row added of input $i can be taken back")
+    assert(!(anchored && i == 0), "anchor rows are never shed")
     lastRow(i) = null
     packers(i).truncate(sizeBefore(i))
     newMax(i) = maxBefore(i)
@@ -271,7 +271,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
 object WindowJoinStateStore {
   /** A chunk being packed: bytes that can be cut back to an earlier size. */
   private final class ChunkBytes extends java.io.ByteArrayOutputStream(4096) {
-    def truncate(size: Int): Unit = { require(size <= count, "a chunk is only cut back"); count = size }
+    def truncate(size: Int): Unit = { assert(size <= count, "a chunk is only cut back"); count = size }
   }
 
   /** Key schema of the store: (input, chunk). */

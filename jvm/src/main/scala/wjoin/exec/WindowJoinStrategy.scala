@@ -14,6 +14,7 @@ import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.plan.{StreamPartitioning, StreamingStatistics, WindowJoin, WindowJoinPlanner}
+import wjoin.errors.WJoinErrors
 
 /**
  * Plans [[WindowJoin]] (and nothing else): as [[WindowJoinExec]] over batch inputs (over a
@@ -70,9 +71,8 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
         logInfo(s"Planning ${w.nodeName} without state: no micro-batch is being planned on this thread")
         StreamingWindowJoinExec(w, WindowJoinPlanner.choose(w, cellKeys = cellKeys), children, None, 0L, 0L)
       case Some(batch) =>
-        require(batch.outputMode == OutputMode.Append(),
-          s"a streaming W-join emits each combination once and never updates it, so it supports output mode " +
-            s"append only; this query uses ${batch.outputMode}. Use .outputMode(\"append\").")
+        WJoinErrors.check(batch.outputMode == OutputMode.Append(), "WJOIN_UNSUPPORTED_OUTPUT_MODE",
+          Seq("mode" -> batch.outputMode))
         val joins = batch.optimizedPlan.collect { case j: WindowJoin => j }
         val used = idsGiven.computeIfAbsent(batch.planningKey, _ => mutable.Set.empty[Int])
         val index = used.synchronized {

@@ -18,7 +18,7 @@ final class ZippedPartitionsNRDD[T: ClassTag, U: ClassTag](
 
   override protected def getPartitions: Array[Partition] = {
     val counts = parents.map(_.getNumPartitions).distinct
-    require(counts.size == 1, s"W-join inputs are not co-partitioned: partition counts ${counts.mkString(", ")}")
+    assert(counts.size == 1, s"W-join inputs are not co-partitioned: partition counts ${counts.mkString(", ")}")
     Array.tabulate[Partition](counts.head)(i => new ZippedNPartition(i, parents.map(_.partitions(i)).toArray))
   }
 

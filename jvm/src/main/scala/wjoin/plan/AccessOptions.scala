@@ -42,7 +42,7 @@ object Expiration {
   case object Eager extends Expiration { def interval: Option[Long] = Some(0L) }
   /** Purge every `length` time units (> 0). */
   final case class Every(length: Long) extends Expiration {
-    require(length > 0, s"an expiration interval is > 0, got $length (0 is eager)")
+    assert(length > 0, s"an expiration interval is > 0, got $length (0 is eager)")
     def interval: Option[Long] = Some(length)
   }
 

@@ -41,8 +41,6 @@ import wjoin.core.{RangeBinding, RealBand}
 final case class RangePredicates(attributes: Seq[Seq[Expression]], bindings: Seq[RangeBinding],
     conjuncts: Seq[Expression]) {
   def isEmpty: Boolean = bindings.isEmpty
-  /** The attribute input j's tree is built on, as SQL. */
-  def attributeSql(j: Int, attr: Int): String = attributes(j)(attr).sql
 }
 
 object RangePredicates extends PredicateHelper {

@@ -65,7 +65,7 @@ object StreamingStatistics {
       unitsPerMs: Double = 1000.0, names: Seq[String] = Nil): Seq[InputStats] = {
     val n = assumed.size
     val label = if (names.size == n) names else (0 until n).map(i => s"#$i")
-    require(horizon.size == n, "one horizon per input")
+    assert(horizon.size == n, "one horizon per input")
     val byBatch = samples.groupBy(_.batchId).map(_._2.last).toSeq.sortBy(_.batchId)
     val usable = byBatch.filter(s => s.inputRows > 0 && s.eventTimeMinMs.isDefined && s.eventTimeMaxMs.isDefined &&
       (0 until n).forall(i => s.metrics.contains(inputRowsMetric(i)))).takeRight(MaxBatches)

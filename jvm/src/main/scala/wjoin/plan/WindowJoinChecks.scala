@@ -2,50 +2,55 @@ package wjoin.plan
 
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Filter, LogicalPlan}
+import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
 
-import wjoin.core.{Algorithm, WindowStrategy}
+import wjoin.core.Algorithm
+import wjoin.core.cost.AccessPlanner
+import wjoin.errors.WJoinErrors
 
 /**
- * Analysis-time checks of every [[WindowJoin]] once it is resolved, so misuse fails before
- * any job runs, naming the input or option at fault.
+ * Analysis-time checks of every [[WindowJoin]] once it is resolved, with the conjuncts of the
+ * Filters right above it (a SQL W-join's WHERE clause): what [[WindowJoinBuilder]] cannot
+ * know from the request alone. Misuse fails before any job runs, naming the input or option.
+ *
+ * A post-hoc resolution rule that changes nothing, not a check rule: Spark wraps what check
+ * rules throw in an `ExtendedAnalysisException`, which keeps the condition but not our SQLSTATE.
+ *
+ *  - streams: a timestamp time column with a watermark on every input;
+ *  - algorithm 'hw': an equality key shared by all inputs;
+ *  - forced access paths: each one possible (hash: a key; trees: a band or inequality
+ *    predicate on the input; nlw: only scans), by [[AccessPlanner.allowed]], the planner's rule.
  */
-object WindowJoinChecks extends (LogicalPlan => Unit) with PredicateHelper {
-  override def apply(plan: LogicalPlan): Unit = plan.foreach {
+object WindowJoinChecks extends Rule[LogicalPlan] with PredicateHelper {
+  override def apply(plan: LogicalPlan): LogicalPlan = { check(plan); plan }
+
+  private def check(plan: LogicalPlan): Unit = plan.foreach {
     case w: WindowJoin if w.resolved =>
-      val streaming = w.children.zip(w.inputNames).filter(_._1.isStreaming).map(_._2)
-      require(streaming.isEmpty || streaming.size == w.children.size,
-        s"W-join inputs ${streaming.mkString(", ")} are streaming and ${w.inputNames.filterNot(streaming.contains)
-          .mkString(", ")} are not: a W-join joins either batch DataFrames or streaming ones, not a mix")
-      if (streaming.nonEmpty) checkStreaming(w)
-      WindowStrategy.requireExactWithRows(w.windows.strategy, w.windows.counted)
-      if (streaming.nonEmpty && w.windows.counted) require(w.algorithm.forall(_ == Algorithm.MW),
-        s"ROWS windows on streams count rows in event-time order, which only the ordered mode sees (rows " +
-          s"arrive out of order within the watermark delay); this W-join asks for algorithm '${w.algorithmName}'. " +
-          "Use algorithm 'mw' or 'auto'.")
+      if (w.isStreaming) checkStreaming(w)
       val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), conditionWithFiltersAbove(plan, w))
-      require(!w.algorithm.contains(Algorithm.HW) || analysis.hasKey,
-        "algorithm 'hw' (hash W-join) needs an equality key shared by all inputs, e.g. on=\"obj_id\" or " +
-          s"A.k = B.k AND B.k = C.k over every input; this W-join has none. Use 'auto', 'mw' or 'nlw'.")
+      WJoinErrors.check(!w.algorithm.contains(Algorithm.HW) || analysis.hasKey, "WJOIN_HW_NEEDS_KEY", Nil)
+      if (w.access.request.forced.exists(_.isDefined)) {
+        val scanOnly = w.algorithm.contains(Algorithm.NLW)
+        val ranges = RangePredicates(w.children.map(_.outputSet), analysis.otherConjuncts)
+        w.inputNames.indices.foreach(j => AccessPlanner.allowed(j, !scanOnly && analysis.hasKey, ranges.bindings,
+          w.access.request, scanOnly, w.inputNames))
+      }
     case _ =>
   }
 
   /** Streams need a watermark on each time column: it is what bounds their state. */
   private def checkStreaming(w: WindowJoin): Unit = w.inputNames.indices.foreach { i =>
     val name = w.inputNames(i)
-    w.timeColumns(i) match {
-      case t: Attribute =>
-        require(t.dataType == TimestampType || t.dataType == TimestampNTZType,
-          s"the time column '${t.name}' of streaming input $name has type ${t.dataType.simpleString}; a streaming " +
-            "W-join needs timestamp time columns with a watermark (withWatermark(\"" + t.name + "\", \"10 seconds\"))")
-        val watermarked = w.children(i).output.find(_.exprId == t.exprId)
-          .exists(_.metadata.contains(EventTimeWatermark.delayKey))
-        require(watermarked,
-          s"streaming input $name has no watermark on its time column '${t.name}': call " +
-            s"withWatermark(\"${t.name}\", \"<delay>\") on it before the W-join, so the join knows when rows " +
-            "can no longer match and can drop them from its state")
-      case other => throw new IllegalArgumentException(s"time column $other of input $name is not a column")
+    val t = w.timeColumns(i) match {
+      case a: Attribute => a
+      case other => throw new AssertionError(s"time column $other of input $name is not a column")
     }
+    WJoinErrors.check(t.dataType == TimestampType || t.dataType == TimestampNTZType, "WJOIN_STREAMING_TIME_TYPE",
+      Seq("column" -> t.name, "input" -> name, "type" -> t.dataType.simpleString))
+    val watermarked = w.children(i).output.find(_.exprId == t.exprId)
+      .exists(_.metadata.contains(EventTimeWatermark.delayKey))
+    WJoinErrors.check(watermarked, "WJOIN_MISSING_WATERMARK", Seq("input" -> name, "column" -> t.name))
   }
 
   /**

@@ -94,8 +94,8 @@ object WindowJoinPlanner {
    */
   final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression],
       access: PlannedAccess, timeBands: Int = 1, shed: Option[ShedPlan] = None, inputSize: Option[InputSize] = None) {
-    require(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
-    require(!(singleTask && timeBands > 1), s"a single-task W-join has no time bands, got $timeBands")
+    assert(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
+    assert(!(singleTask && timeBands > 1), s"a single-task W-join has no time bands, got $timeBands")
     /** Batch with small inputs: one task reads every input, no shuffle ([[InputSize]]). */
     def singleTask: Boolean = inputSize.exists(_.small)
     /** Rows are put into per-key buckets: a key exists and the algorithm is not NLW-join. */

@@ -4,7 +4,9 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import wjoin.WJoin
+import wjoin.core.{Algorithm, JoinHow}
+import wjoin.plan.WindowJoinBuilder
+import wjoin.request.{Choice, TimeColumns, WJoinRequest}
 
 /**
  * A W-join written in SQL, before its relations are resolved: what [[WJoinSqlParser]]
@@ -23,7 +25,7 @@ import wjoin.WJoin
  * With `USING LEFT [OUTER | SEMI | ANTI] JOIN` the ON conditions and the WHERE clause right
  * above are the join predicate itself (as in the papers' syntax), not a filter of the result:
  * they are carried here, in `predicate`, which the analyzer leaves alone (it is not one of
- * the node's expressions) and [[WJoin.plan]] makes the W-join's condition.
+ * the node's expressions) and [[WindowJoinBuilder]] makes the W-join's condition.
  *
  * @param inputs      the FROM clause's relations, in order
  * @param inputNames  their names: alias, else table name
@@ -59,22 +61,16 @@ case class UnresolvedWindowJoin(
 final case class JoinPredicate(condition: Option[Expression])
 
 /**
- * Analyzer rule: an [[UnresolvedWindowJoin]] whose inputs are resolved becomes the W-join
- * built and validated by [[WJoin.plan]], the function behind the DataFrame API too. Its
- * errors (an unknown time column, contradicting windows, ...) are IllegalArgumentExceptions
- * naming the input, column or term, raised while `spark.sql` analyzes the statement.
+ * Analyzer rule: an [[UnresolvedWindowJoin]] whose inputs are resolved becomes the request
+ * the DataFrame API builds too, and [[WindowJoinBuilder]] makes it the same plan. Its errors
+ * (an unknown time column, contradicting windows, ...) are `WJOIN_` AnalysisExceptions naming
+ * the input, column or term, raised while `spark.sql` analyzes the statement.
  */
 object ResolveWindowJoinSql extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
     case u: UnresolvedWindowJoin if u.childrenResolved =>
-      try WJoin.plan(u.inputs, u.inputNames, onColumns = Nil, onCondition = u.predicate.condition, u.timeColumns,
-        window = None, windows = Some(u.windows), u.algorithm, how = u.how)
-      catch {
-        case e: IllegalArgumentException if e.getMessage.startsWith(RequirePrefix) =>
-          throw new IllegalArgumentException(e.getMessage.stripPrefix(RequirePrefix), e)
-      }
+      WindowJoinBuilder.build(WJoinRequest(u.inputs, names = Some(u.inputNames), condition = u.predicate.condition,
+        time = TimeColumns.of(u.timeColumns), windows = Some(u.windows),
+        algorithm = Choice.parse(u.algorithm, Algorithm, "algorithm"), how = JoinHow.parseOrFail(u.how)))
   }
-
-  /** What Scala's `require` puts before every message: noise in a SQL user's error. */
-  private val RequirePrefix = "requirement failed: "
 }

@@ -3,8 +3,9 @@ package wjoin.sql
 import scala.collection.mutable
 import scala.util.Try
 
-import wjoin.WJoin
-import wjoin.core.Durations
+import wjoin.core.{Algorithm, Durations}
+import wjoin.errors.WJoinAnalysisException
+import wjoin.request.Choice
 
 /**
  * Finds the W-join clauses of a statement, checking their syntax.
@@ -185,7 +186,7 @@ object WindowClauseFinder {
     /**
      * Lengths are checked here, so a bad one points at its position; whether the time
      * columns are timestamps or integral is known only at analysis, so any length valid for
-     * either passes ([[wjoin.WJoin.plan]] checks it again against the real columns).
+     * either passes ([[wjoin.plan.WindowJoinBuilder]] checks it again against the real columns).
      */
     private def checkLengths(term: WindowTermSyntax): Unit = {
       val ends = term.length.foldLeft(Seq(Seq.empty[SqlToken])) { (parts, t) =>
@@ -205,7 +206,7 @@ object WindowClauseFinder {
           val plainNumber = end.size == 1 || end.size == 2 && end.head.isSymbol("-")
           val error = if (plainNumber) Try(parse(text, integralTime = true, what)).failed.get
             else asTimestamp.failed.get
-          fail(end.head, error.getMessage)
+          fail(end.head, WJoinAnalysisException.textOf(error))
         }
       }
     }
@@ -238,8 +239,8 @@ object WindowClauseFinder {
 
     private def algorithmName(): SqlToken = {
       val name = expectName("expected an algorithm after USING ALGORITHM: auto, nlw, hw or mw")
-      Try(WJoin.requireKnownAlgorithm(name.name.toLowerCase(java.util.Locale.ROOT))).failed
-        .foreach(e => fail(name, e.getMessage))
+      Try(Choice.parse(name.name, Algorithm, "algorithm")).failed
+        .foreach(e => fail(name, WJoinAnalysisException.textOf(e)))
       name
     }
   }

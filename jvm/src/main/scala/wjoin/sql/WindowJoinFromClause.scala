@@ -10,6 +10,7 @@ import org.apache.spark.sql.catalyst.plans.{Cross, Inner}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, JoinHint, LogicalPlan, SubqueryAlias}
 
 import wjoin.core.WindowTermParser
+import wjoin.errors.WJoinAnalysisException
 
 /**
  * Turns the FROM clause that a W-join clause follows into an [[UnresolvedWindowJoin]].
@@ -87,12 +88,12 @@ object WindowJoinFromClause {
     /** The input a name in a window term refers to, resolved as [[WindowTermParser]] resolves it. */
     private def inputIndex(name: SqlToken, names: Seq[String], term: String): Int =
       try WindowTermParser.resolveName(name.name, names, term)
-      catch { case e: IllegalArgumentException => fail(name, e.getMessage) }
+      catch { case e: WJoinAnalysisException => fail(name, e.text) }
 
     /** The input a name in USING TIME refers to, resolved like the names in window terms. */
     private def timeInputIndex(name: SqlToken, names: Seq[String]): Int =
       try WindowTermParser.resolveName(name.name, names, "USING TIME")
-      catch { case _: IllegalArgumentException =>
+      catch { case _: WJoinAnalysisException =>
         fail(name, s"USING TIME names input '${name.name}', but the inputs are ${names.mkString(", ")}")
       }
 

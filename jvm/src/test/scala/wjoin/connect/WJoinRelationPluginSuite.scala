@@ -6,15 +6,15 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.BuildVersions
 import wjoin.connect.proto.{BudgetShares, InputColumn, InputColumns, NumberMap, StringList, WJoinRelation}
+import wjoin.errors.WJoinAnalysisException
 
 /** The Connect message becomes the plain map the classic API passes (end to end: tests/on_connect). */
 class WJoinRelationPluginSuite extends AnyFunSuite {
   private def strings(values: String*) = StringList.newBuilder().addAllValues(values.asJava).build()
 
-  test("unset fields are absent, so WJoinArguments.fromMap applies its defaults") {
+  test("unset fields are absent, so RequestCodec.fromMap applies its defaults") {
     val args = WJoinRelationPlugin.arguments(WJoinRelation.newBuilder().setWindow("5").build(), None)
-    assert(args == Map("on" -> new java.util.ArrayList[String](), "window" -> "5",
-      "bidirectional" -> java.lang.Boolean.FALSE))
+    assert(args == Map("window" -> "5"))
   }
 
   test("every field maps to its key in the arguments' own types") {
@@ -58,7 +58,7 @@ class WJoinRelationPluginSuite extends AnyFunSuite {
   test("the client's version must be the jar's; the jar's Spark minor release the running one") {
     BuildVersions.requireSameClient(BuildVersions.version)
     BuildVersions.requireSameClient("")
-    val e = intercept[IllegalArgumentException](BuildVersions.requireSameClient("0.0.1"))
+    val e = intercept[WJoinAnalysisException](BuildVersions.requireSameClient("0.0.1"))
     assert(e.getMessage.contains(s"client's spark-wjoin is 0.0.1 but the server's jar is ${BuildVersions.version}"))
     BuildVersions.requireSupportedSpark()
     val s = intercept[IllegalStateException](BuildVersions.requireSupportedSpark("3.5.1"))

@@ -144,14 +144,14 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   test("impossible plans are refused with a message naming the input") {
     val m = WindowMatrix.uniform(2, 5)
-    val tree = intercept[IllegalArgumentException](new EnginePlan(m, Algorithm.MW, hashed = false, Seq(Scan, TTree)))
+    val tree = intercept[AssertionError](new EnginePlan(m, Algorithm.MW, hashed = false, Seq(Scan, TTree)))
     assert(tree.getMessage.contains("input 1 has access path ttree but no band or inequality predicate"))
-    val hash = intercept[IllegalArgumentException](new EnginePlan(m, Algorithm.MW, hashed = false, Seq(Hash, Scan)))
+    val hash = intercept[AssertionError](new EnginePlan(m, Algorithm.MW, hashed = false, Seq(Hash, Scan)))
     assert(hash.getMessage.contains("hash access path needs the equality key"))
-    val nlw = intercept[IllegalArgumentException](new EnginePlan(m, Algorithm.NLW, hashed = false, Seq(Scan, TTree),
+    val nlw = intercept[AssertionError](new EnginePlan(m, Algorithm.NLW, hashed = false, Seq(Scan, TTree),
       Seq(RangeBinding(1, 0, 0, 0, 0, 0))))
     assert(nlw.getMessage.contains("NLW-join scans every window"))
-    assert(intercept[IllegalArgumentException](RangeBinding(0, 0, 1, 0, 3, 2)).getMessage.contains("empty"))
+    assert(intercept[AssertionError](RangeBinding(0, 0, 1, 0, 3, 2)).getMessage.contains("empty"))
   }
 
   test("range offsets saturate instead of overflowing") {
@@ -206,7 +206,7 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       var lateBound = Long.MinValue
       val delay = 5L
       val flush = rs.map(_.time).max + plan.horizon.max + 1
-      val evicted = scala.collection.mutable.ArrayBuffer.empty[TRow]
+      val evictedRows = scala.collection.mutable.ArrayBuffer.empty[TRow]
       def engineRow(r: TRow) = EngineRow(r.input, r.time, if (keyed) Integer.valueOf(r.key) else null, r)
       var step: MicroBatchWJoin = null
       for ((batch, b) <- (batches :+ Nil).zipWithIndex) {
@@ -215,14 +215,16 @@ class AccessPathEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         accepted ++= kept
         // Kept across batches, rebuilt from the state rows every third batch (as after a restart).
         if (step == null || b % 3 == 2) {
-          step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, keyed, extra), TRow.ranges)
-          step.engine.onEvict = (_, _, r) => evicted += r.asInstanceOf[TRow]
+          step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, keyed, extra), TRow.ranges,
+            listener = new EngineListener {
+              override def evicted(i: Int, t: Long, r: AnyRef): Unit = evictedRows += r.asInstanceOf[TRow]
+            })
           step.restore(state.map(engineRow))
         }
-        evicted.clear()
+        evictedRows.clear()
         step.results(w, kept.sortBy(_.time).map(engineRow).iterator)
           .foreach(t => out += t.toSeq.map(_.asInstanceOf[TRow].id))
-        state = (state ++ kept).filterNot(r => evicted.exists(_ eq r))
+        state = (state ++ kept).filterNot(r => evictedRows.exists(_ eq r))
         lateBound = w
         if (batch.nonEmpty) maxSeen = math.max(maxSeen, batch.map(_.time).max)
       }

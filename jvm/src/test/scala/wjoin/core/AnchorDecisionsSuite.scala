@@ -4,6 +4,8 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+import wjoin.errors.WJoinAnalysisException
+
 /**
  * Left outer, left semi and left anti W-joins at the engine: every algorithm, window strategy
  * and window form, N = 2..4, keyed and keyless, ROWS windows, against the brute-force
@@ -14,9 +16,11 @@ class AnchorDecisionsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   /** Output of an anchored run: "c:ids" per output combination, "a:id" per output anchor row. */
   private def run(n: Int, rows: Seq[TRow], plan: EnginePlan, sameKey: Boolean, how: JoinHow): Seq[String] = {
-    val engine = WJoinEngine.batch(plan, EngineRunner.filter(n, plan, sameKey, _ => true), TRow.ranges)
     val decisions = JoinHow.decisions(how)
-    engine.onEvict = (i, _, r) => if (i == 0) decisions.evicted(r)
+    val engine = WJoinEngine.batch(plan, EngineRunner.filter(n, plan, sameKey, _ => true), TRow.ranges,
+      listener = new EngineListener {
+        override def evicted(i: Int, t: Long, r: AnyRef): Unit = if (i == 0) decisions.evicted(r)
+      })
     val out = Seq.newBuilder[String]
     def drain(): Unit = {
       while (engine.next()) if (decisions.combination(engine.tuple))
@@ -125,7 +129,7 @@ class AnchorDecisionsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(!anti.combination(tuple))
     anti.evicted(a)
     assert(anti.pending.isEmpty)
-    assert(intercept[IllegalArgumentException](JoinHow.parseOrFail("right")).getMessage ==
+    assert(intercept[WJoinAnalysisException](JoinHow.parseOrFail("right")).text ==
       "unknown how 'right'; use one of inner, left, left_semi, left_anti")
   }
 }

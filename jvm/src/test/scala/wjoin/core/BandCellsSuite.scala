@@ -4,6 +4,7 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+
 /**
  * The cell arithmetic: a row of input j at y is copied to every cell of a home value x with
  * low(j) <= y - x <= high(j) (so each combination meets in its home row's cell), home rows have
@@ -63,8 +64,8 @@ class BandCellsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("a malformed reach is refused") {
-    intercept[IllegalArgumentException](BandCells(0, real = false, 1.0, reachLow, reachHigh))
-    intercept[IllegalArgumentException](BandCells(0, real = true, 4.0, Seq(0.0, 2.0), Seq(0.0, 1.0)))
-    intercept[IllegalArgumentException](BandCells(1, real = true, 4.0, Seq(0.0, 0.0), Seq(0.0, 1.0)))
+    intercept[AssertionError](BandCells(0, real = false, 1.0, reachLow, reachHigh))
+    intercept[AssertionError](BandCells(0, real = true, 4.0, Seq(0.0, 2.0), Seq(0.0, 1.0)))
+    intercept[AssertionError](BandCells(1, real = true, 4.0, Seq(0.0, 0.0), Seq(0.0, 1.0)))
   }
 }

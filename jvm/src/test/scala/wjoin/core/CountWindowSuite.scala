@@ -5,6 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 import wjoin.core.EngineFixtures.names
+import wjoin.errors.WJoinAnalysisException
 
 /** Count-based ROWS windows in every engine shape, against the brute-force reference. */
 class CountWindowSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
@@ -100,12 +101,12 @@ class CountWindowSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(parse("ROWS(B) = 1000", 2) == Seq(StreamRows(1, 1000, "ROWS(B) = 1000")))
     assert(parse("rows(b)=5 rows", 2).head.asInstanceOf[StreamRows].rows == 5)
     for (bad <- Seq("ROWS(B) = 0", "ROWS(B) = -3", "ROWS(B) = 5 minutes", "ROWS(B) = 2.5")) {
-      val e = intercept[IllegalArgumentException](parse(bad, 2))
+      val e = intercept[WJoinAnalysisException](parse(bad, 2))
       assert(e.getMessage.contains(s"'$bad'"), e.getMessage)
     }
     // Counted inputs need no time bound; A and B need one relative to C.
     WindowMatrix.close(parse("ROWS(A) = 3 AND ROWS(B) = 3", 2), names(2))
-    val e = intercept[IllegalArgumentException](
+    val e = intercept[WJoinAnalysisException](
       WindowMatrix.close(parse("WINDOW(A,B) = 5 AND ROWS(C) = 2", 3), names(3)))
     assert(e.getMessage.contains("relative to C") && e.getMessage.contains("ROWS("), e.getMessage)
   }

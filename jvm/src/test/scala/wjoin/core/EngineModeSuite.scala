@@ -2,6 +2,7 @@ package wjoin.core
 
 import org.scalatest.funsuite.AnyFunSuite
 
+
 /** The engine's evaluation and mode are fixed at construction; a wrong choice changes results. */
 class EngineModeSuite extends AnyFunSuite {
   private val matrix = WindowMatrix.close(Seq(PairWindow(0, 1, 10, "WINDOW(A,B) = 10")), Seq("A", "B"))
@@ -22,8 +23,8 @@ class EngineModeSuite extends AnyFunSuite {
   }
 
   test("only eager streaming preloads: batch engines and ordered streaming refuse state rows") {
-    intercept[IllegalArgumentException](WJoinEngine.batch(plan(Algorithm.HW), TupleFilter.AcceptAll).preload(0, 0, key, "a"))
-    intercept[IllegalArgumentException](WJoinEngine.streaming(plan(Algorithm.MW), TupleFilter.AcceptAll, 0L).preload(0, 0, key, "a"))
+    intercept[AssertionError](WJoinEngine.batch(plan(Algorithm.HW), TupleFilter.AcceptAll).preload(0, 0, key, "a"))
+    intercept[AssertionError](WJoinEngine.streaming(plan(Algorithm.MW), TupleFilter.AcceptAll, 0L).preload(0, 0, key, "a"))
     WJoinEngine.streaming(plan(Algorithm.HW), TupleFilter.AcceptAll, 0L).preload(0, 0, key, "a")
   }
 

@@ -6,6 +6,7 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+
 /**
  * The streaming engine without Spark: rows arrive in micro-batches out of time order, the
  * watermark is Spark's (max time of earlier batches minus the delay, one global value), late
@@ -36,7 +37,7 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
    * engine restored from the state rows before batch b when `rebuild(b)` (always before the first).
    */
   private def stream(n: Int, batches: Seq[Seq[TRow]], plan: EnginePlan, sameKey: Boolean, delay: Long,
-      extra: Seq[TRow] => Boolean = _ => true, rebuild: Int => Boolean = _ => true): Outcome = {
+      extra: Seq[TRow] => Boolean = _ => true, rebuild: Int => Boolean): Outcome = {
     val state = mutable.ArrayBuffer.empty[TRow]
     val out = Seq.newBuilder[Seq[Int]]
     val accepted = Seq.newBuilder[TRow]
@@ -45,7 +46,7 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     var lateBound = Long.MinValue
     val sizes = Seq.newBuilder[Int]
     val flushAt = batches.flatten.map(_.time).maxOption.getOrElse(0L) + plan.horizon.max + 1
-    val evicted = mutable.ArrayBuffer.empty[TRow]
+    val evictedRows = mutable.ArrayBuffer.empty[TRow]
     def engineRow(r: TRow) = EngineRow(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
     var step: MicroBatchWJoin = null
     for ((batch, b) <- (batches :+ Nil).zipWithIndex) {
@@ -54,15 +55,16 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       late += dropped.size
       accepted ++= kept
       if (step == null || rebuild(b)) {
-        step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, sameKey, extra))
-        step.engine.onEvict = (i, t, r) => {
-          val row = r.asInstanceOf[TRow]
-          assert(row.input == i && row.time == t)
-          evicted += row
-        }
+        step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, sameKey, extra), listener = new EngineListener {
+          override def evicted(i: Int, t: Long, r: AnyRef): Unit = {
+            val row = r.asInstanceOf[TRow]
+            assert(row.input == i && row.time == t)
+            evictedRows += row
+          }
+        })
         step.restore(state.toSeq.map(engineRow))
       }
-      evicted.clear()
+      evictedRows.clear()
       val arrivals = kept.sortBy(_.time).map(engineRow)
       val results = step.results(w, arrivals.iterator)
       results.foreach { t =>
@@ -70,8 +72,8 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         assert(plan.matrix.admits(step.engine.times.clone()))
       }
       state ++= kept
-      evicted.foreach(r => state -= r)
-      assert(evicted.forall(r => r.time + plan.horizon(r.input) <= w), "a row left the state too early")
+      evictedRows.foreach(r => state -= r)
+      assert(evictedRows.forall(r => r.time + plan.horizon(r.input) <= w), "a row left the state too early")
       val reach = if (plan.forward) plan.horizon.max else 0L
       assert(state.forall(r => r.time + math.max(reach, plan.horizon(r.input)) > w), s"state keeps expired rows at W=$w")
       sizes += state.size

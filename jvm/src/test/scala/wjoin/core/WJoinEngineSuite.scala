@@ -4,6 +4,8 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+import wjoin.errors.WJoinAnalysisException
+
 class WJoinEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   import EngineFixtures._
 
@@ -74,7 +76,7 @@ class WJoinEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val names = Seq("A", "B")
     val m = WindowMatrix.close(WindowTermParser.parse("RANGE(A) = 5 AND RANGE(B) = 2", names, integralTime = true), names)
     assert(m.upper(1, 0) == 5 && m.upper(0, 1) == 2) // ts_B - ts_A <= 5 (A's window), ts_A - ts_B <= 2
-    val unbounded = intercept[IllegalArgumentException](
+    val unbounded = intercept[WJoinAnalysisException](
       WindowMatrix.close(WindowTermParser.parse("RANGE(A) = 5", names, integralTime = true), names))
     assert(unbounded.getMessage.contains("input B has no window bound"))
   }

@@ -4,6 +4,8 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+import wjoin.errors.WJoinAnalysisException
+
 /**
  * The closure of random constraint graphs (feasible, contradictory, disconnected) against an
  * independent Bellman-Ford oracle: the closed matrix is the shortest-path matrix, and every
@@ -106,7 +108,7 @@ class WindowMatrixSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val m = WindowMatrix.close(WindowTermParser.parse("DWINDOW(A,B) = [-5, 10]", ab, integralTime = true), ab)
     assert(m.upper(1, 0) == 10 && m.upper(0, 1) == 5)
     assert(m.admits(Array(0L, -5L)) && m.admits(Array(0L, 10L)) && !m.admits(Array(0L, -6L)) && !m.admits(Array(0L, 11L)))
-    def error(text: String) = intercept[IllegalArgumentException](WindowTermParser.parse(text, ab, integralTime = true)).getMessage
+    def error(text: String) = intercept[WJoinAnalysisException](WindowTermParser.parse(text, ab, integralTime = true)).getMessage
     assert(error("DWINDOW(A,B) = [5, -5]").contains("the lower end 5 exceeds the upper end -5"))
     assert(error("DWINDOW(A,B) = [-x, 5]").contains("got '-x'"))
     assert(error("DWINDOW(A,B) = -5").contains("a window cannot be negative"))

@@ -4,6 +4,8 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+import wjoin.errors.WJoinAnalysisException
+
 /**
  * Window strategies (Hammad et al. Sec. 5.1-5.2) without Spark: GCA = LCA = exact for NLW, HW and
  * MW alike, all equal to the brute-force reference, over random constraint graphs; path
@@ -33,7 +35,7 @@ class WindowStrategySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   /** The closed matrix, or None for contradicting constraints (a negative cycle). */
   private def closed(n: Int, terms: Seq[WindowTerm]): Option[WindowMatrix] =
-    try Some(WindowMatrix.close(terms, names(n))) catch { case _: IllegalArgumentException => None }
+    try Some(WindowMatrix.close(terms, names(n))) catch { case _: WJoinAnalysisException => None }
 
   private def run(n: Int, rows: Seq[TRow], plan: EnginePlan, keyed: Boolean) = EngineRunner.run(n, rows, plan, keyed)
 
@@ -183,7 +185,7 @@ class WindowStrategySuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   test("strategy names parse case-insensitively and unknown ones name the choices") {
     assert(WindowStrategy.parse(" LCA ").contains(WindowStrategy.LCA))
     assert(WindowStrategy.resolve(WindowStrategy.Auto) == WindowStrategy.Exact)
-    val e = intercept[IllegalArgumentException](WindowStrategy.parseOrFail("lcaa"))
+    val e = intercept[WJoinAnalysisException](WindowStrategy.parseOrFail("lcaa"))
     assert(e.getMessage.contains("'lcaa'") && e.getMessage.contains("auto, exact, gca, lca"))
   }
 }

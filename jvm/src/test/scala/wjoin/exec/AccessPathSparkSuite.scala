@@ -9,6 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import wjoin.WJoin
 import wjoin.testkit.SharedSparkSession
 import wjoin.core.cost.AccessPath
+import wjoin.errors.WJoinAnalysisException
 
 
 /** Access paths (Kang et al. Sec. 4.2, the ICEIS 2005 study) in Spark: band predicates, forced and cost-chosen access paths, EXPLAIN. */
@@ -135,7 +136,7 @@ class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
 
   test("impossible or unknown forced paths are refused before any job runs, naming the input") {
     val (a, b) = (stream(13, 10, 2, 10, 5), stream(14, 10, 2, 10, 5))
-    def err(f: => Any): String = intercept[IllegalArgumentException](f).getMessage
+    def err(f: => Any): String = intercept[WJoinAnalysisException](f).getMessage
     val noKey = err(WJoin("A" -> a, "B" -> b).time("t").window("2").accessPaths("A:hash").toDF)
     assert(noKey.contains("input A cannot use a hash access path"), noKey)
     val noBand = err(WJoin("A" -> a, "B" -> b).on("k").time("t").window("2").accessPaths("B:ttree").toDF)
@@ -144,7 +145,7 @@ class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
       .accessPaths("A:bplustree").toDF)
     assert(nlw.contains("algorithm nlw scans every window"), nlw)
     assert(err(WJoin("A" -> a, "B" -> b).time("t").window("2").accessPaths("Z:scan").toDF)
-      .contains("unknown input 'Z'"))
+      .contains("access_paths: unknown input(s) Z"))
     assert(err(WJoin("A" -> a, "B" -> b).time("t").window("2").accessPaths("A:quadtree").toDF)
       .contains("unknown access path 'quadtree' for input A"))
     assert(err(WJoin("A" -> a, "B" -> b).time("t").window("2").accessPaths("A").toDF).contains("is not input:path"))

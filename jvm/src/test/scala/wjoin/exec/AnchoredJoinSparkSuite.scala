@@ -5,6 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
 import wjoin.testkit.{NullableRows, SharedSparkSession}
+import wjoin.errors.WJoinAnalysisException
 
 /**
  * Batch left outer, left semi and left anti W-joins against Spark's own joins: two inputs
@@ -107,9 +108,9 @@ class AnchoredJoinSparkSuite extends AnyFunSuite with SharedSparkSession {
 
   test("misuse: unknown how, bidirectional, filters above stay above") {
     val (a, b) = (input(10, 20, 2, 20, 0), input(11, 20, 2, 20, 1000))
-    val e = intercept[IllegalArgumentException](WJoin("A" -> a, "B" -> b).on("k").time("t").window("2").how("right").toDF)
+    val e = intercept[WJoinAnalysisException](WJoin("A" -> a, "B" -> b).on("k").time("t").window("2").how("right").toDF)
     assert(e.getMessage.contains("unknown how 'right'; use one of inner, left, left_semi, left_anti"))
-    val e2 = intercept[IllegalArgumentException](WJoin("A" -> a, "B" -> b).on("k").time("t")
+    val e2 = intercept[WJoinAnalysisException](WJoin("A" -> a, "B" -> b).on("k").time("t")
       .windows("DWINDOW(A,B) = 2").bidirectional(true).how("left_anti").toDF)
     assert(e2.getMessage.contains("bidirectional"))
     // A filter on B's columns above a left W-join filters its output (unmatched rows have NULL B.v).

@@ -7,6 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
 import wjoin.testkit.SharedSparkSession
+import wjoin.errors.WJoinAnalysisException
 
 /** Resource limits (Kang et al. Sec. 5.2) through Spark: sub-bag, budget, metrics, EXPLAIN, errors. */
 class LimitsSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
@@ -64,7 +65,7 @@ class LimitsSparkSuite extends AnyFunSuite with SharedSparkSession with Adaptive
 
   test("bad limits fail when the W-join is built, naming the value") {
     def fails(build: => DataFrame, message: String) = {
-      val e = intercept[IllegalArgumentException](build)
+      val e = intercept[WJoinAnalysisException](build)
       assert(e.getMessage.contains(message), e.getMessage)
     }
     val b = WJoin.of(ins).on("k").time("t").window("6")

@@ -11,6 +11,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
 import wjoin.testkit.{SharedSparkSession, StreamingHarness}
+import wjoin.errors.WJoinAnalysisException
 
 /**
  * Resource limits on streams (Kang et al. Sec. 5.2): the eager shedding engine across
@@ -146,9 +147,9 @@ class LimitsStreamingSuite extends AnyFunSuite with SharedSparkSession {
     val source = MemoryStream[(Int, Int, Long, Int)](spark)
     val ins = inputs(source.toDF())
     val limits = Map[String, Any]("state_rows" -> 10)
-    val mw = intercept[IllegalArgumentException](join(keyed = true, limits, "mw")(ins))
+    val mw = intercept[WJoinAnalysisException](join(keyed = true, limits, "mw")(ins))
     assert(mw.getMessage.contains("limits: a streaming W-join sheds load in the eager mode"), mw.getMessage)
-    val rows = intercept[IllegalArgumentException](
+    val rows = intercept[WJoinAnalysisException](
       WJoin(ins: _*).on("k").time("ts").windows("WINDOW = 8 seconds AND ROWS(B) = 5").limits(limits).toDF)
     assert(rows.getMessage.contains("limits: ROWS windows of a streaming W-join"), rows.getMessage)
     // The same query over batch inputs is fine.

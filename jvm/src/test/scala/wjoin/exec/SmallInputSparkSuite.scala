@@ -18,7 +18,6 @@ import wjoin.testkit.{NullableRows, SharedSparkSession}
  * plan and why; large inputs are still shuffled; bad values fail naming the key.
  */
 class SmallInputSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
-  import spark.implicits._
 
   /** Rows (k, t, v, id) with some NULL keys and NULL times; in two partitions (local data). */
   private def input(seed: Int, rows: Int, keys: Int, maxTime: Int, idBase: Int): DataFrame =

@@ -1,7 +1,7 @@
 package wjoin.exec
 
 import org.apache.spark.sql.{Column, DataFrame}
-import org.apache.spark.sql.functions.{col, expr}
+import org.apache.spark.sql.functions.expr
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin

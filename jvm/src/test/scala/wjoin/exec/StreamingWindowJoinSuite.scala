@@ -7,6 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
 import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
+import wjoin.errors.WJoinAnalysisException
 
 class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
   import StreamingHarness.wjoin
@@ -198,10 +199,10 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
     val h = new StreamingHarness(spark, 2, 10, wjoin("WINDOW = 5 seconds", "hw"))
     val Seq((_, a), (_, b)) = h.inputs
     val noWatermark = h.streams(1).toDF().selectExpr("_1 as k", "timestamp_seconds(_2) as ts", "_3 as id")
-    val e1 = intercept[IllegalArgumentException](WJoin("A" -> a, "B" -> noWatermark).on("k").time("ts").window("1 second").toDF)
+    val e1 = intercept[WJoinAnalysisException](WJoin("A" -> a, "B" -> noWatermark).on("k").time("ts").window("1 second").toDF)
     assert(e1.getMessage.contains("streaming input B has no watermark"))
     val static = spark.range(3).selectExpr("cast(id as int) as k", "timestamp_seconds(id) as ts")
-    val e2 = intercept[IllegalArgumentException](WJoin("A" -> a, "S" -> static).on("k").time("ts").window("1 second").toDF)
+    val e2 = intercept[WJoinAnalysisException](WJoin("A" -> a, "S" -> static).on("k").time("ts").window("1 second").toDF)
     assert(e2.getMessage.contains("A are streaming and S are not"))
     val joined = WJoin("A" -> a, "B" -> b).on("k").time("ts").window("1 second").toDF
     val e3 = intercept[StreamingQueryException] {

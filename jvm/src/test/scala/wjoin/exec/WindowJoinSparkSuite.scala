@@ -9,6 +9,7 @@ import wjoin.WJoin
 import wjoin.testkit.SharedSparkSession
 
 import wjoin.implicits._
+import wjoin.errors.WJoinAnalysisException
 
 class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
   import spark.implicits._
@@ -169,7 +170,7 @@ class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
   test("misuse fails before any job with a message naming the culprit") {
     val a = stream(14, 10, 2, 10)
     val b = stream(15, 10, 2, 10)
-    def error(f: => Any): String = intercept[IllegalArgumentException](f).getMessage
+    def error(f: => Any): String = intercept[WJoinAnalysisException](f).getMessage
     assert(error(a.wjoin(b).on("k").time("nope").window("1").toDF).contains("'nope' is not a column of input A"))
     assert(error(a.wjoin(b).on("k").time("t").windows("WINDOW(A,Z) = 1").toDF).contains("names input 'Z'"))
     assert(error(a.wjoin(b).on("k").time("t").window("-1").toDF).contains("negative"))

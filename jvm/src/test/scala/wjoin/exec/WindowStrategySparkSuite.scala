@@ -7,6 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
 import wjoin.testkit.SharedSparkSession
+import wjoin.errors.WJoinAnalysisException
 
 
 /** Window strategies (GCA / LCA / exact) and bidirectional path queries through Spark. */
@@ -84,13 +85,13 @@ class WindowStrategySparkSuite extends AnyFunSuite with SharedSparkSession with 
 
   test("misuse names the term or value at fault") {
     val (a, b) = (stream(90, 10, 2, 10), stream(91, 10, 2, 10))
-    val notDirected = intercept[IllegalArgumentException](
+    val notDirected = intercept[WJoinAnalysisException](
       WJoin("A" -> a, "B" -> b).time("t").windows("WINDOW(A,B) = 3").bidirectional(true).toDF)
     assert(notDirected.getMessage.contains("'WINDOW(A,B) = 3' is not directed"), notDirected.getMessage)
-    val uniform = intercept[IllegalArgumentException](
+    val uniform = intercept[WJoinAnalysisException](
       WJoin("A" -> a, "B" -> b).time("t").window("3").bidirectional(true).toDF)
     assert(uniform.getMessage.contains("'WINDOW = 3' is not directed"), uniform.getMessage)
-    val unknown = intercept[IllegalArgumentException](
+    val unknown = intercept[WJoinAnalysisException](
       WJoin("A" -> a, "B" -> b).time("t").window("3").windowStrategy("local").toDF)
     assert(unknown.getMessage.contains("unknown window strategy 'local'; use one of auto, exact, gca, lca"))
   }

@@ -8,10 +8,11 @@ import org.apache.spark.sql.types.{IntegerType, LongType}
 import org.apache.spark.sql.wjoin.WJoinConf
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
 import wjoin.core.Algorithm
 import wjoin.core.cost.AccessPath
 import wjoin.core.shedding.{Allocation, ResourceLimits}
+import wjoin.errors.WJoinAnalysisException
+import wjoin.request.{Choice, TimeColumns, WJoinRequest}
 
 /**
  * [[WindowJoinPlanner]] on logical W-joins over local relations, without a SparkSession or a
@@ -25,8 +26,9 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
   private def join(on: Seq[String], windows: String, algorithm: String = "auto",
       access: AccessOptions = AccessOptions(), n: Int = 2): WindowJoin = {
     val names = Seq("A", "B", "C").take(n)
-    WJoin.plan(names.map(_ => input()), names, on, None, Seq("t"), None, Some(windows), algorithm, access = access)
-      .collectFirst { case w: WindowJoin => w }.get
+    WindowJoinBuilder.build(WJoinRequest(names.map(_ => input()), Some(names), on, time = TimeColumns.Same("t"),
+      windows = Some(windows), algorithm = Choice.parse(algorithm, Algorithm, "algorithm"), accessPaths = access.paths,
+      expirationInterval = access.expiration)).collectFirst { case w: WindowJoin => w }.get
   }
 
   /**
@@ -50,7 +52,7 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
 
   private def joinOf(inputs: Seq[LogicalPlan], on: Seq[String], windows: String): WindowJoin = {
     val names = Seq("A", "B", "C").take(inputs.size)
-    WJoin.plan(inputs, names, on, None, Seq("t"), None, Some(windows), "auto")
+    WindowJoinBuilder.build(WJoinRequest(inputs, Some(names), on, time = TimeColumns.Same("t"), windows = Some(windows)))
       .collectFirst { case w: WindowJoin => w }.get
   }
 
@@ -104,8 +106,8 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
 
   test("bad access options fail when the node is built, with the parsers' messages") {
     def err(access: AccessOptions) =
-      intercept[IllegalArgumentException](join(Nil, "WINDOW(A,B) = 5", access = access)).getMessage
-    assert(err(AccessOptions("Z:hash")).contains("unknown input 'Z'"))
+      intercept[WJoinAnalysisException](join(Nil, "WINDOW(A,B) = 5", access = access)).getMessage
+    assert(err(AccessOptions("Z:hash")).contains("access_paths: unknown input(s) Z"))
     assert(err(AccessOptions("A:fast")).contains("unknown access path 'fast'"))
     assert(err(AccessOptions(expiration = "-3")).contains("negative"))
   }
@@ -113,7 +115,7 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
   test("a forced path that cannot apply fails in planning, and EXPLAIN's suffix does not hide it") {
     val w = join(Nil, "WINDOW(A,B) = 5")
     val bad = w.copy(access = AccessSpec.forced(Seq(Some(AccessPath.Hash), None)))
-    val e = intercept[IllegalArgumentException](WindowJoinPlanner.describe(bad))
+    val e = intercept[WJoinAnalysisException](WindowJoinPlanner.describe(bad))
     assert(e.getMessage.contains("cannot use a hash access path"), e.getMessage)
     assert(WindowJoinPlanner.describe(w).startsWith(", algorithm=mw, access paths=[A="))
   }

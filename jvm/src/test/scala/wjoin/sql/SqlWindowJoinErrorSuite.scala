@@ -4,11 +4,12 @@ import org.apache.spark.sql.catalyst.parser.ParseException
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.testkit.SharedSparkSession
+import wjoin.errors.WJoinAnalysisException
 
 /**
  * Misuse of the SQL W-join fails inside `spark.sql`, before any job: syntax errors and
  * unknown names as ParseExceptions pointing at the offending token (line, column), the rest
- * as the same IllegalArgumentExceptions the DataFrame API raises, naming the culprit.
+ * as the same WJoinAnalysisExceptions the DataFrame API raises, naming the culprit.
  */
 class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
   override def beforeAll(): Unit = {
@@ -30,7 +31,7 @@ class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
   }
 
   private def analysisError(sql: String, message: String): Unit = {
-    val e = intercept[IllegalArgumentException](spark.sql(sql))
+    val e = intercept[WJoinAnalysisException](spark.sql(sql))
     assert(e.getMessage.contains(message), e.getMessage)
   }
 

@@ -54,20 +54,18 @@ object MicroBatchBenchmark {
     val started = System.nanoTime()
     val state = new java.util.LinkedHashSet[EngineRow]()
     var join: MicroBatchWJoin = null
-    var maxSeen = Array.fill(3)(Long.MinValue)
+    val maxSeen = Array.fill(3)(Long.MinValue)
     var out = 0L
     for (batch <- data :+ Nil) {
       val w = if (batch.isEmpty) Long.MaxValue / 4 else if (maxSeen.contains(Long.MinValue)) Long.MinValue
         else maxSeen.min - delay
       if (join == null || rebuild) {
         join = new MicroBatchWJoin(plan, TupleFilter.AcceptAll)
-        join.engine.onEvict = (i, t, r) => ()
         if (rebuild) {
           val rows = new java.util.ArrayList[EngineRow](state)
           join.restore(scala.jdk.CollectionConverters.ListHasAsScala(rows).asScala.toSeq)
         }
       }
-      if (rebuild) join.engine.onEvict = (i, t, r) => ()
       val results = join.results(w, batch.iterator)
       while (results.hasNext) { results.next(); out += 1 }
       if (rebuild) {

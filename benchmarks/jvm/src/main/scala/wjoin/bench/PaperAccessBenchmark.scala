@@ -186,7 +186,6 @@ object PaperAccessBenchmark {
    */
   def measureFour(rates: Seq[Double], sizes: Seq[Long], values: Seq[Int], orders: Seq[Seq[Int]], buckets: Int,
       tau: Long, measured: Int, seed: Long): (Double, Long) = {
-    val n = rates.size
     val sum = rates.sum
     val scale = math.round(sum) // iterations per time unit
     val matrix = WindowMatrix.close(sizes.indices.map(i => StreamRange(i, sizes(i) * scale, s"RANGE(S${i + 1})")),

@@ -3,6 +3,7 @@ package wjoin.core.cost
 import java.util.Locale
 
 import wjoin.core.{EnginePlan, RangeBinding}
+import wjoin.errors.WJoinErrors
 
 /**
  * Statistics of one input, as the planner gets them (batch: from the data or Spark's
@@ -17,7 +18,7 @@ import wjoin.core.{EnginePlan, RangeBinding}
  */
 final case class InputStats(rows: Double, span: Double, distinct: Double = 1.0,
     rangeWidths: Map[Int, Double] = Map.empty, source: String = "assumed") {
-  require(rows >= 0 && span > 0 && distinct >= 1, s"invalid input statistics: $this")
+  assert(rows >= 0 && span > 0 && distinct >= 1, s"invalid input statistics: $this")
   def rate: Double = rows / span
 }
 
@@ -45,13 +46,13 @@ object AccessRequest {
       case "auto" | "cost" => ()
       case _ =>
         val parts = entry.split("[:=]", 2).map(_.trim)
-        require(parts.length == 2,
-          s"access path entry '$entry' is not input:path (e.g. \"A:hash, B:ttree\"), 'auto' or 'cost'")
+        WJoinErrors.check(parts.length == 2, "WJOIN_INVALID_ACCESS_PATHS", Seq("entry" -> entry))
         val i = names.indexWhere(_.equalsIgnoreCase(parts(0)))
-        require(i >= 0, s"access path for unknown input '${parts(0)}'; the inputs are ${names.mkString(", ")}")
-        require(forced(i).isEmpty, s"input ${names(i)} has two access paths")
-        forced(i) = Some(AccessPath.parse(parts(1)).getOrElse(throw new IllegalArgumentException(
-          s"unknown access path '${parts(1)}' for input ${names(i)}; use one of ${AccessPath.all.map(_.name).mkString(", ")}")))
+        WJoinErrors.check(i >= 0, "WJOIN_UNKNOWN_INPUT", Seq("what" -> "access_paths:", "names" -> parts(0),
+          "inputs" -> names))
+        WJoinErrors.check(forced(i).isEmpty, "WJOIN_DUPLICATE_ACCESS_PATH", Seq("input" -> names(i)))
+        forced(i) = Some(AccessPath.parse(parts(1)).getOrElse(WJoinErrors.raise("WJOIN_UNKNOWN_ACCESS_PATH",
+          "value" -> parts(1), "input" -> names(i), "choices" -> AccessPath.all.map(_.name))))
     }
     AccessRequest(forced.toSeq)
   }
@@ -130,13 +131,11 @@ object AccessPlanner {
     val hasRange = bindings.exists(_.target == j)
     request.forced(j) match {
       case Some(p) =>
-        require(!scanOnly || p == AccessPath.Scan,
-          s"algorithm nlw scans every window, but input ${names(j)} is forced to ${p.name}; use algorithm auto, hw or mw")
-        require(p != AccessPath.Hash || keyed, s"input ${names(j)} cannot use a hash access path: there is no " +
-          "equality key shared by all inputs (join on a column of every input, e.g. on=\"id\")")
-        require(p == AccessPath.Scan || p == AccessPath.Hash || hasRange, s"input ${names(j)} cannot use a " +
-          s"${p.name} access path: no band or inequality predicate relates a numeric, date or timestamp column " +
-          "of it to another input (e.g. abs(A.x - B.x) <= 5 or A.x < B.x)")
+        WJoinErrors.check(!scanOnly || p == AccessPath.Scan, "WJOIN_ACCESS_PATH_NOT_SCAN",
+          Seq("input" -> names(j), "path" -> p.name))
+        WJoinErrors.check(p != AccessPath.Hash || keyed, "WJOIN_ACCESS_PATH_NEEDS_KEY", Seq("input" -> names(j)))
+        WJoinErrors.check(p == AccessPath.Scan || p == AccessPath.Hash || hasRange, "WJOIN_ACCESS_PATH_NEEDS_BAND",
+          Seq("input" -> names(j), "path" -> p.name))
         Seq(p)
       case None if scanOnly => Seq(AccessPath.Scan)
       case None => // the input's traditional path first: it wins ties
@@ -159,8 +158,8 @@ object AccessPlanner {
       nodeSize: Int = 100, forwardUpper: Option[Seq[Seq[Long]]] = None,
       graph: Option[PredicateGraph] = None): AccessDecision = {
     val n = names.size
-    require(stats.size == n && horizon.size == n && request.forced.size == n, "one statistic, horizon and request per input")
-    require(forwardUpper.forall(u => u.size == n && u.forall(_.size == n)), "forward evaluation needs an n x n window matrix")
+    assert(stats.size == n && horizon.size == n && request.forced.size == n, "one statistic, horizon and request per input")
+    assert(forwardUpper.forall(u => u.size == n && u.forall(_.size == n)), "forward evaluation needs an n x n window matrix")
     val allowedPaths = (0 until n).map(allowed(_, keyed, bindings, request, scanOnly, names))
     val timeSize = horizon.map(h => math.max(1.0, h.toDouble))
     val distinct = stats.map(s => if (keyed) math.max(1.0, s.distinct) else 1.0)

@@ -10,7 +10,7 @@ package wjoin.core.cost
  * @param edges the conjuncts between inputs
  */
 final case class PredicateGraph(n: Int, edges: Seq[PredicateGraph.Edge]) {
-  edges.foreach(e => require(e.inputs.size >= 2 && e.inputs.forall(i => i >= 0 && i < n) &&
+  edges.foreach(e => assert(e.inputs.size >= 2 && e.inputs.forall(i => i >= 0 && i < n) &&
     e.selectivity > 0 && e.selectivity <= 1, s"invalid predicate edge $e"))
   private val masks = edges.map(e => e.inputs.foldLeft(0L)((m, i) => m | (1L << i))).toArray
   private val selectivities = edges.map(_.selectivity).toArray
@@ -85,7 +85,7 @@ object PredicateGraph {
    */
   def orders(graph: PredicateGraph, probes: Seq[Probe]): IndexedSeq[Seq[Int]] = {
     val n = graph.n
-    require(probes.size == n, "one probe description per input")
+    assert(probes.size == n, "one probe description per input")
     (0 until n).map { o =>
       val others = (0 until n).filter(_ != o)
       if (n <= ExhaustiveUpTo) {

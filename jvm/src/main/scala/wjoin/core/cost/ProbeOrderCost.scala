@@ -11,7 +11,7 @@ import scala.math.Ordering.Double.TotalOrdering
  * @param buckets  b_i: hash buckets of the window's index; 1 = no index (nested loops)
  */
 final case class StreamStats(rate: Double, timeSize: Double, distinct: Double, buckets: Double = 1.0) {
-  require(rate >= 0 && timeSize >= 0 && distinct >= 1 && buckets >= 1, s"invalid stream statistics: $this")
+  assert(rate >= 0 && timeSize >= 0 && distinct >= 1 && buckets >= 1, s"invalid stream statistics: $this")
 
   /** Rows in the window when it is expired every tau time units (Appendix A: T grows to T + tau). */
   def rows(tau: Double): Double = rate * (timeSize + tau)
@@ -110,7 +110,7 @@ object ProbeOrderCost {
 
   /** Every global order with its cost, cheapest first (n! orders: small n only). */
   def allGlobalOrders(streams: Seq[StreamStats], tau: Double = 0.0): Seq[(Seq[Int], Double)] = {
-    require(streams.size <= 9, s"exhaustive search over ${streams.size}! orders is too large")
+    assert(streams.size <= 9, s"exhaustive search over ${streams.size}! orders is too large")
     streams.indices.permutations.map(o => (o.toSeq, globalOrderCost(streams, o, tau))).toSeq.sortBy(_._2)
   }
 
@@ -124,7 +124,7 @@ object ProbeOrderCost {
    * engine can use a different probe order per origin.
    */
   def optimalPerOrigin(streams: Seq[StreamStats], tau: Double = 0.0): IndexedSeq[(Seq[Int], Double)] = {
-    require(streams.size <= 10, s"exhaustive search over ${streams.size - 1}! orders is too large")
+    assert(streams.size <= 10, s"exhaustive search over ${streams.size - 1}! orders is too large")
     streams.indices.map { i =>
       streams.indices.filter(_ != i).permutations.map(o => (o.toSeq, originCost(streams, i, o, tau))).minBy(_._2)
     }
@@ -155,7 +155,7 @@ object ProbeOrderCost {
    */
   def heuristic(streams: Seq[StreamStats], tau: Double = 0.0): HeuristicResult = {
     val n = streams.size
-    require(n >= 1, "no streams")
+    assert(n >= 1, "no streams")
     val initial = if (n == 1) Seq(Seq(0)) else {
       val pairs = for (a <- 0 until n; b <- a + 1 until n) yield (a, b)
       val (a, b) = pairs.minBy { case (x, y) => (joinSize(streams, Seq(x, y), tau), Seq(tieBreak(streams, x, tau), tieBreak(streams, y, tau)).min) }
@@ -195,5 +195,5 @@ object ProbeOrderCost {
     }
 
   private def requirePermutation(n: Int, order: Seq[Int]): Unit =
-    require(order.sorted == (0 until n), s"$order is not an order of $n streams")
+    assert(order.sorted == (0 until n), s"$order is not an order of $n streams")
 }

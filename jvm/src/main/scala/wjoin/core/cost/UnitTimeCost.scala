@@ -17,10 +17,10 @@ import scala.math.Ordering.Double.TotalOrdering
  */
 final case class WindowShape(rows: Double, bucketSize: Double = 1.0, nodeSize: Int = 100,
     matchesPerProbe: Double = 0.0, scannedRows: Option[Double] = None) {
-  require(rows >= 0 && bucketSize >= 0 && matchesPerProbe >= 0 && scannedRows.forall(_ >= 0), s"negative window shape: $this")
+  assert(rows >= 0 && bucketSize >= 0 && matchesPerProbe >= 0 && scannedRows.forall(_ >= 0), s"negative window shape: $this")
   /** Rows a scan probe examines: the whole window, unless a time slice is searched first. */
   def scanned: Double = scannedRows.getOrElse(rows)
-  require(nodeSize >= 2, s"node size must be at least 2, got $nodeSize")
+  assert(nodeSize >= 2, s"node size must be at least 2, got $nodeSize")
 }
 
 /**
@@ -100,7 +100,7 @@ object UnitTimeCost {
 
   /** Smallest k with base^k >= x, computed exactly in integers (0 for x <= 1). */
   def ceilLog(base: Long, x: Long): Int = {
-    require(base >= 2, s"log base $base")
+    assert(base >= 2, s"log base $base")
     var k = 0
     var power = 1L
     while (power < x) { power = if (power > Long.MaxValue / base) Long.MaxValue else power * base; k += 1 }
@@ -153,7 +153,7 @@ object UnitTimeCost {
 
   /** Total work per unit time of a plan that holds input i in `paths(i)`. */
   def planCost(inputs: Seq[InputLoad], paths: Seq[AccessPath], weights: WeightFactors): Double = {
-    require(paths.size == inputs.size, s"${paths.size} access paths for ${inputs.size} inputs")
+    assert(paths.size == inputs.size, s"${paths.size} access paths for ${inputs.size} inputs")
     inputs.indices.map(i => inputCost(inputs, i, paths(i), weights)).sum
   }
 
@@ -173,7 +173,7 @@ object UnitTimeCost {
    * cheapest path, and the runner-up swaps the one input whose second choice costs least.
    */
   def choose(inputs: Seq[InputLoad], allowed: Seq[Seq[AccessPath]], weights: WeightFactors): Choice = {
-    require(allowed.size == inputs.size && allowed.forall(_.nonEmpty), "every input needs at least one access path")
+    assert(allowed.size == inputs.size && allowed.forall(_.nonEmpty), "every input needs at least one access path")
     val ranked = inputs.indices.map(i => allowed(i).distinct.map(p => p -> inputCost(inputs, i, p, weights)).sortBy(_._2))
     val best = ranked.map(_.head._1)
     val cost = ranked.map(_.head._2).sum

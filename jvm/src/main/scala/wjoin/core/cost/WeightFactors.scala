@@ -62,7 +62,7 @@ object WeightFactors {
   def fromProperties(p: Properties): WeightFactors = {
     def get(path: AccessPath, what: String): Double = {
       val v = p.getProperty(s"${path.name}.$what")
-      require(v != null, s"weight factor ${path.name}.$what is missing")
+      assert(v != null, s"weight factor ${path.name}.$what is missing")
       v.toDouble
     }
     WeightFactors(

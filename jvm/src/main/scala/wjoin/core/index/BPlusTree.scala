@@ -44,10 +44,10 @@ import BPlusTreeNodes.{Inner, Leaf, Node}
  *                     leafCapacity + 1 (but at least 3), as in Eq. 5's log_{N+1}
  */
 final class BPlusTree[T](val leafCapacity: Int = 100, val fanout: Int = -1) extends RangeIndex[T] {
-  require(leafCapacity >= 2, s"a B+tree leaf must hold at least 2 entries, got $leafCapacity")
+  assert(leafCapacity >= 2, s"a B+tree leaf must hold at least 2 entries, got $leafCapacity")
   /** Children per inner node; a split of fanout + 1 children needs fanout >= 3. */
   val maxChildren: Int = if (fanout > 0) fanout else math.max(3, leafCapacity + 1)
-  require(maxChildren >= 3, s"a B+tree inner node needs a fan-out of at least 3, got $fanout")
+  assert(maxChildren >= 3, s"a B+tree inner node needs a fan-out of at least 3, got $fanout")
 
   /** A split of leafCapacity + 1 entries leaves at least this many on each side. */
   val minLeaf: Int = (leafCapacity + 1) / 2

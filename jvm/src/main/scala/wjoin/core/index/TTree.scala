@@ -45,7 +45,7 @@ import TTreeNodes.Node
  * Not thread-safe.
  */
 final class TTree[T](val nodeSize: Int = 100) extends RangeIndex[T] {
-  require(nodeSize >= 2, s"a T-tree node must hold at least 2 entries, got $nodeSize")
+  assert(nodeSize >= 2, s"a T-tree node must hold at least 2 entries, got $nodeSize")
 
   /** Fewest entries an internal node should hold (Lehman & Carey: nodeSize minus one or two). */
   val minInternal: Int = math.max(1, nodeSize - 2)

@@ -56,7 +56,7 @@ final class ProbeBudget(budget: IndexedSeq[Double], rates: ArrivalRates, unitsPe
    * keeps its quota (it may span two batches, and rows never probe beyond it).
    */
   def retarget(budget: IndexedSeq[Double], random: SplittableRandom): Unit = {
-    require(budget.size == n, "one probe rate per input")
+    assert(budget.size == n, "one probe rate per input")
     budget.copyToArray(mu)
     this.random = random
   }

@@ -1,6 +1,7 @@
 package wjoin.core.shedding
 
 import wjoin.core.{Named, NamedValues}
+import wjoin.errors.WJoinErrors
 
 /**
  * What a user allows a resource-limited (approximate) W-join, resolved to input indices
@@ -23,9 +24,9 @@ import wjoin.core.{Named, NamedValues}
  */
 final case class ResourceLimits(stateRows: Option[Long], probeRate: Option[Double], allocation: Allocation,
     seed: Long) {
-  require(stateRows.isDefined || probeRate.isDefined, "limits: give state_rows, probe_rate or both")
-  stateRows.foreach(m => require(m >= 0, s"limits: state_rows must be >= 0 rows, got $m"))
-  probeRate.foreach(mu => require(mu >= 0 && !mu.isInfinite && !mu.isNaN,
+  assert(stateRows.isDefined || probeRate.isDefined, "limits: give state_rows, probe_rate or both")
+  stateRows.foreach(m => assert(m >= 0, s"limits: state_rows must be >= 0 rows, got $m"))
+  probeRate.foreach(mu => assert(mu >= 0 && !mu.isInfinite && !mu.isNaN,
     s"limits: probe_rate must be a finite number >= 0 (probes per second of event time), got $mu"))
 
   /** "state_rows=1000, probe_rate=100/s, allocation=auto, seed=7". */
@@ -62,7 +63,7 @@ object Allocation extends NamedValues[Allocation] {
    * `{input: share}` (the same for both), or `{"state_rows": {...}, "probe_rate": {...}}`.
    */
   final case class Shares(state: IndexedSeq[Double], probes: IndexedSeq[Double]) extends Allocation("shares") {
-    require(state.size == probes.size, "one share per input for each budget")
+    assert(state.size == probes.size, "one share per input for each budget")
     override def describe(names: Seq[String]): String = {
       def one(s: IndexedSeq[Double]) = names.indices.map(i => s"${names(i)}: ${ShedPlan.number(s(i))}").mkString("{", ", ", "}")
       if (state == probes) one(state) else s"{state_rows: ${one(state)}, probe_rate: ${one(probes)}}"
@@ -75,10 +76,11 @@ object Allocation extends NamedValues[Allocation] {
    * Shares from non-negative weights: normalized to sum 1. `what` names the argument in errors.
    */
   def normalized(weights: IndexedSeq[Double], what: String): IndexedSeq[Double] = {
-    weights.foreach(w => require(w >= 0 && !w.isNaN && !w.isInfinite,
-      s"$what: shares must be finite numbers >= 0, got $w"))
+    weights.foreach(w => WJoinErrors.check(w >= 0 && !w.isNaN && !w.isInfinite, "WJOIN_INVALID_ARGUMENT",
+      Seq("argument" -> what, "reason" -> s"shares must be finite numbers >= 0, got $w")))
     val sum = weights.sum
-    require(sum > 0, s"$what: at least one share must be > 0 (shares are fractions of the budget, normalized to sum 1)")
+    WJoinErrors.check(sum > 0, "WJOIN_INVALID_ARGUMENT", Seq("argument" -> what,
+      "reason" -> "at least one share must be > 0 (shares are fractions of the budget, normalized to sum 1)"))
     weights.map(_ / sum)
   }
 }

@@ -32,7 +32,7 @@ final class ShedBudgets(initial: ShedPlan, partition: Int, batch: Long) {
 
   /** Streaming: micro-batch `batch` runs under `plan` (same query, so the same inputs, unit and seed). */
   def retarget(plan: ShedPlan, batch: Long): Unit = {
-    require(plan.n == n && plan.unitsPerSecond == initial.unitsPerSecond && plan.seed == initial.seed,
+    assert(plan.n == n && plan.unitsPerSecond == initial.unitsPerSecond && plan.seed == initial.seed,
       "a micro-batch of the same W-join under other limits")
     val random = plan.random(partition, batch)
     rates.retarget(plan.expectedRates)

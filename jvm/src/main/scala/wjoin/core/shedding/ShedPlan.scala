@@ -27,10 +27,10 @@ import java.util.SplittableRandom
 final case class ShedPlan(limits: ResourceLimits, stateCaps: Option[IndexedSeq[Int]], retention: IndexedSeq[Double],
     probeRates: Option[IndexedSeq[Double]], expectedRates: IndexedSeq[Double], unitsPerSecond: Long, seed: Long) {
   val n: Int = retention.size
-  require(unitsPerSecond > 0, s"a second of event time must be > 0 time units, got $unitsPerSecond")
-  require(stateCaps.forall(c => c.size == n && c.forall(_ >= 0)) && probeRates.forall(_.size == n) &&
+  assert(unitsPerSecond > 0, s"a second of event time must be > 0 time units, got $unitsPerSecond")
+  assert(stateCaps.forall(c => c.size == n && c.forall(_ >= 0)) && probeRates.forall(_.size == n) &&
     expectedRates.size == n, "one budget per input")
-  require(stateCaps.forall(_.map(_.toLong).sum <= limits.stateRows.getOrElse(Long.MaxValue)),
+  assert(stateCaps.forall(_.map(_.toLong).sum <= limits.stateRows.getOrElse(Long.MaxValue)),
     "the inputs' state caps exceed state_rows")
 
   /** The random choices of one engine: seeded by the query's seed, the partition and the micro-batch. */

@@ -1,6 +1,7 @@
 package wjoin.core.shedding
 
-import wjoin.core.{BackwardEvaluation, EngineMode, EnginePlan, ForwardEvaluation, RangeValues, TupleFilter}
+import wjoin.core.{BackwardEvaluation, EngineListener, EngineMode, EnginePlan, ForwardEvaluation, RangeValues,
+  TupleFilter}
 
 /**
  * The load-shedding engines: backward and forward evaluation with the budgets of a
@@ -22,15 +23,12 @@ import wjoin.core.{BackwardEvaluation, EngineMode, EnginePlan, ForwardEvaluation
  *
  * A streaming W-join (eager mode only: the ordered mode holds rows newer than the watermark
  * outside any window, which no budget bounds) keeps the engine across micro-batches; its
- * state store keeps only the rows the windows keep ([[SheddingEngine.onShed]] takes the others
+ * state store keeps only the rows the windows keep ([[EngineListener.shed]] takes the others
  * back), and the [[ShedBudgets]] are retargeted per batch and saved with the state.
  */
 trait SheddingEngine {
   /** The engine's budgets: retargeted per micro-batch, saved with the state (streaming). */
   def budgets: ShedBudgets
-
-  /** Called with (input, row) for every arrival not kept in its window. */
-  var onShed: (Int, AnyRef) => Unit = (_, _) => ()
 }
 
 /**
@@ -42,9 +40,10 @@ trait SheddingEngine {
  * @param batch     the micro-batch (streaming; 0 in batch)
  */
 final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    shed: ShedPlan, partition: Int, batch: Long) extends BackwardEvaluation(plan, filter, ranges, mode)
+    shed: ShedPlan, partition: Int, batch: Long, listener: EngineListener)
+    extends BackwardEvaluation(plan, filter, ranges, mode, listener)
     with SheddingEngine {
-  require(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
+  assert(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
   val budgets = new ShedBudgets(shed, partition, batch)
 
   override def offer(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
@@ -52,7 +51,7 @@ final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ra
     budgets.arrive(input, time)
     if (budgets.probes(input, time)) probe.start(input, time, key, s) else stats.shedProbes += 1
     if (budgets.stores(input, windows(input).size, stats.buffered)) store(input, time, key, s)
-    else { stats.shedRows += 1; onShed(input, row) }
+    else { stats.shedRows += 1; listener.shed(input, row) }
   }
 }
 
@@ -66,10 +65,11 @@ final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ra
  * @param batch     the micro-batch (streaming; 0 in batch)
  */
 final class SheddingForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    shed: ShedPlan, partition: Int, batch: Long) extends ForwardEvaluation(plan, filter, ranges, mode)
+    shed: ShedPlan, partition: Int, batch: Long, listener: EngineListener)
+    extends ForwardEvaluation(plan, filter, ranges, mode, listener)
     with SheddingEngine {
-  require(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
-  require(mode == EngineMode.Batch, "a streaming W-join under limits runs the eager mode (backward evaluation): " +
+  assert(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
+  assert(mode == EngineMode.Batch, "a streaming W-join under limits runs the eager mode (backward evaluation): " +
     "the ordered mode holds rows newer than the watermark outside its windows, beyond any budget")
   val budgets = new ShedBudgets(shed, partition, batch)
   /** Per stored row, in arrival order: whether it probes when swept. */
@@ -80,7 +80,7 @@ final class SheddingForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ran
     if (!budgets.stores(input, windows(input).size, stats.buffered)) {
       arriveRow(input, time)
       stats.shedRows += 1
-      onShed(input, row)
+      listener.shed(input, row)
     } else {
       val probing = budgets.probes(input, time)
       if (!probing) stats.shedProbes += 1

@@ -32,7 +32,7 @@ object UnitTimeAllocation {
    */
   final case class Workload(rates: IndexedSeq[Double], windows: IndexedSeq[Double], reach: IndexedSeq[IndexedSeq[Double]]) {
     val n: Int = rates.size
-    require(n >= 2 && windows.size == n && reach.size == n && reach.forall(_.size == n), "one rate, window and reach row per input")
+    assert(n >= 2 && windows.size == n && reach.size == n && reach.forall(_.size == n), "one rate, window and reach row per input")
   }
 
   object Workload {

@@ -4,6 +4,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.{EnginePlan, RangeBinding}
 import wjoin.core.cost.AccessPath._
+import wjoin.errors.WJoinAnalysisException
 
 /** The per-input access-path choice, probe orders and tau, without Spark. */
 class AccessPlannerSuite extends AnyFunSuite {
@@ -19,8 +20,8 @@ class AccessPlannerSuite extends AnyFunSuite {
     assert(AccessRequest.parse("cost, C:nlj", Seq("A", "B", "C")) == AccessRequest(Seq(None, None, Some(Scan))))
     assert(AccessRequest.parse("auto", names2) == AccessRequest.none(2))
     assert(AccessRequest.parse(null, names2) == AccessRequest.none(2))
-    def err(text: String) = intercept[IllegalArgumentException](AccessRequest.parse(text, names2)).getMessage
-    assert(err("Z:scan").contains("unknown input 'Z'; the inputs are A, B"))
+    def err(text: String) = intercept[WJoinAnalysisException](AccessRequest.parse(text, names2)).getMessage
+    assert(err("Z:scan").contains("access_paths: unknown input(s) Z; the inputs are A, B"))
     assert(err("A:quadtree").contains("unknown access path 'quadtree' for input A"))
     assert(err("A:scan, a:hash").contains("input A has two access paths"))
     assert(err("fast").contains("is not input:path"))
@@ -35,7 +36,7 @@ class AccessPlannerSuite extends AnyFunSuite {
     val forced = AccessRequest(Seq(None, Some(BPlusTree)))
     assert(AccessPlanner.allowed(1, keyed = false, band, forced, scanOnly = false, names2) == Seq(BPlusTree))
     def err(req: AccessRequest, keyed: Boolean, bs: Seq[RangeBinding], scanOnly: Boolean = false) =
-      intercept[IllegalArgumentException](AccessPlanner.allowed(1, keyed, bs, req, scanOnly, names2)).getMessage
+      intercept[WJoinAnalysisException](AccessPlanner.allowed(1, keyed, bs, req, scanOnly, names2)).getMessage
     assert(err(AccessRequest(Seq(None, Some(Hash))), keyed = false, band).contains("input B cannot use a hash access path"))
     assert(err(forced, keyed = true, Nil).contains("input B cannot use a bplustree access path: no band"))
     assert(err(forced, keyed = false, band, scanOnly = true).contains("algorithm nlw scans every window"))

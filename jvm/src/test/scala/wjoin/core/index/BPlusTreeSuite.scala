@@ -2,6 +2,7 @@ package wjoin.core.index
 
 import org.scalatest.funsuite.AnyFunSuite
 
+
 class BPlusTreeSuite extends AnyFunSuite with RangeIndexBehaviours {
   private def subject(leafCapacity: Int, fanout: Int = -1): (BPlusTree[Int], Subject) = {
     val tree = new BPlusTree[Int](leafCapacity, fanout)
@@ -14,8 +15,8 @@ class BPlusTreeSuite extends AnyFunSuite with RangeIndexBehaviours {
   rangeIndexBehaviours("B+tree fan-out 3", leafCapacity => subject(leafCapacity, fanout = 3)._2)
 
   test("leaf capacity must be at least 2 and fan-out at least 3") {
-    intercept[IllegalArgumentException](new BPlusTree[Int](1))
-    intercept[IllegalArgumentException](new BPlusTree[Int](10, 2))
+    intercept[AssertionError](new BPlusTree[Int](1))
+    intercept[AssertionError](new BPlusTree[Int](10, 2))
     assert(new BPlusTree[Int](2).maxChildren == 3)
     assert(new BPlusTree[Int](100).maxChildren == 101)
   }

@@ -2,6 +2,7 @@ package wjoin.core.index
 
 import org.scalatest.funsuite.AnyFunSuite
 
+
 class TTreeSuite extends AnyFunSuite with RangeIndexBehaviours {
   private def subject(nodeSize: Int): (TTree[Int], Subject) = {
     val tree = new TTree[Int](nodeSize)
@@ -11,7 +12,7 @@ class TTreeSuite extends AnyFunSuite with RangeIndexBehaviours {
   rangeIndexBehaviours("T-tree", nodeSize => subject(nodeSize)._2)
 
   test("node size must be at least 2") {
-    intercept[IllegalArgumentException](new TTree[Int](1))
+    intercept[AssertionError](new TTree[Int](1))
   }
 
   test("height stays logarithmic in the number of nodes (AVL bound)") {

@@ -38,7 +38,7 @@ class StreamingSheddingSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val flushAt = batches.flatten.map(_.time).maxOption.getOrElse(0L) + plan.horizon.max + 1
     var step: MicroBatchWJoin = null
     val shedNow = mutable.ArrayBuffer.empty[TRow]
-    val evicted = mutable.ArrayBuffer.empty[TRow]
+    val evictedRows = mutable.ArrayBuffer.empty[TRow]
     def engineRow(r: TRow) = EngineRow(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
     for ((batch, b) <- (batches :+ Nil).zipWithIndex) {
       val w = if (b == batches.size) flushAt else if (maxSeen == Long.MinValue) Long.MinValue else maxSeen - delay
@@ -46,15 +46,16 @@ class StreamingSheddingSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       accepted ++= kept
       if (step == null || rebuild(b)) {
         step = new MicroBatchWJoin(plan, EngineRunner.filter(n, plan, sameKey = true, _ => true), TRow.ranges,
-          Some(shed(b)), partition)
-        step.engine.onEvict = (_, _, r) => evicted += r.asInstanceOf[TRow]
-        step.shedder.get.onShed = (_, r) => shedNow += r.asInstanceOf[TRow]
+          Some(shed(b)), partition, new EngineListener {
+            override def evicted(i: Int, t: Long, r: AnyRef): Unit = evictedRows += r.asInstanceOf[TRow]
+            override def shed(i: Int, r: AnyRef): Unit = shedNow += r.asInstanceOf[TRow]
+          })
         step.restore(state.toSeq.map(engineRow))
         if (saved != null) step.shedder.get.budgets.restore(saved)
       }
       step.shedder.get.budgets.retarget(shed(b), b)
       shedNow.clear()
-      evicted.clear()
+      evictedRows.clear()
       val out = step.results(w, kept.sortBy(r => (r.time, r.input)).map(engineRow).iterator)
         .map(_.toSeq.map(_.asInstanceOf[TRow].id)).toSeq.sortBy(_.mkString(","))
       perBatch += out
@@ -62,7 +63,7 @@ class StreamingSheddingSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       shedProbes += step.engine.stats.shedProbes
       state ++= kept
       state --= shedNow
-      state --= evicted
+      state --= evictedRows
       assert(step.engine.bufferedRows == state.size, s"batch $b: the engine buffers rows the state does not keep")
       peak = math.max(peak, state.size)
       saved = step.shedder.get.budgets.save()
@@ -152,7 +153,7 @@ class StreamingSheddingSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val plan = new EnginePlan(WindowMatrix.uniform(2, 3), Algorithm.MW, false)
     val shed = ShedPlan.of(ResourceLimits(Some(5L), None, Allocation.Equal, 1L),
       UnitTimeAllocation.Workload.streams(IndexedSeq(1.0, 1.0), IndexedSeq(3.0, 3.0)), 1)
-    val e = intercept[IllegalArgumentException](new MicroBatchWJoin(plan, TupleFilter.AcceptAll, shed = Some(shed)))
+    val e = intercept[AssertionError](new MicroBatchWJoin(plan, TupleFilter.AcceptAll, shed = Some(shed)))
     assert(e.getMessage.contains("eager mode"))
   }
 }

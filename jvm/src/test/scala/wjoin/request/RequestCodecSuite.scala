@@ -1,21 +1,26 @@
-package wjoin
+package wjoin.request
 
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.wjoin.SparkBridge
 import org.scalatest.funsuite.AnyFunSuite
 
+import wjoin.WJoin
 import wjoin.core.Durations
+import wjoin.errors.WJoinAnalysisException
+import wjoin.plan.WindowJoinBuilder
 import wjoin.testkit.SharedSparkSession
 
 /** The W-join from plain-data arguments (what the Python package sends): every check is the JVM's. */
-class WJoinArgumentsSuite extends AnyFunSuite with SharedSparkSession {
+class RequestCodecSuite extends AnyFunSuite with SharedSparkSession {
   private lazy val a = spark.range(0, 20).selectExpr("id % 3 AS k", "id AS ts", "id AS at")
   private lazy val b = spark.range(0, 20).selectExpr("id % 3 AS k", "id AS seen", "id * 2 AS v")
-  private def error(f: => Any): String = intercept[IllegalArgumentException](f).getMessage
+  private def error(f: => Any): String = intercept[WJoinAnalysisException](f).getMessage
 
-  private def fromMap(entries: (String, AnyRef)*): WJoinArguments =
-    WJoinArguments.fromMap(entries.toMap.asJava)
+  /** The W-join of a and b from the map `entries`, as the Python package asks for it. */
+  private def joined(entries: (String, AnyRef)*): DataFrame =
+    WJoin.fromArguments(java.util.List.of(a, b), entries.toMap.asJava)
 
   test("a map of plain data builds the same W-join as the builder") {
     val args = java.util.Map.of[String, AnyRef]("names", java.util.List.of("P", "Q"), "on", java.util.List.of("k"),
@@ -32,42 +37,43 @@ class WJoinArgumentsSuite extends AnyFunSuite with SharedSparkSession {
     val limits = java.util.Map.of[String, AnyRef]("state_rows", Integer.valueOf(4), "probe_rate", java.lang.Double.valueOf(0.5))
     val perBudget = java.util.Map.of[String, AnyRef]("state_rows", java.util.Map.of("A", Integer.valueOf(1)),
       "probe_rate", java.util.Map.of("b", java.lang.Double.valueOf(2.0)))
-    val args = fromMap("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3",
+    val entries = Seq("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3",
       "limits" -> limits, "allocation" -> perBudget, "seed" -> java.lang.Long.valueOf(9))
-    val resolved = args.limits.resolve(Seq("A", "B")).get
+    val request = RequestCodec.fromMap(Nil, entries.toMap[String, AnyRef].asJava, _ => None)
+    val resolved = request.limits.resolve(Seq("A", "B")).get
     assert(resolved.stateRows.contains(4L) && resolved.probeRate.contains(0.5) && resolved.seed == 9L)
     assert(resolved.allocation == wjoin.core.shedding.Allocation.Shares(IndexedSeq(1.0, 0.0), IndexedSeq(0.0, 1.0)))
-    val df = args.toDF(Seq(a, b))
-    val exact = fromMap("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3").toDF(Seq(a, b))
+    val df = joined(entries: _*)
+    val exact = joined("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3")
     assert(df.count() <= exact.count())
-    assert(error(fromMap("limits" -> limits, "allocation" -> java.lang.Integer.valueOf(3), "window" -> "3",
-      "time" -> java.util.List.of("ts", "seen")).toDF(Seq(a, b))).contains("allocation: expected \"auto\""))
+    assert(error(joined("limits" -> limits, "allocation" -> java.lang.Integer.valueOf(3), "window" -> "3",
+      "time" -> java.util.List.of("ts", "seen"))).contains("allocation: expected \"auto\""))
   }
 
   test("time per input: by position or by input name, every input once") {
-    def build(time: TimeArgument, names: Seq[String] = Seq("A", "B")): DataFrame =
-      WJoinArguments(names = Some(names), onColumns = Seq("k"), time = time, window = Some("2")).toDF(Seq(a, b))
-    assert(build(TimeArgument.PerInput(Seq("ts", "seen"))).count() == build(TimeArgument.ByInput(
+    def build(time: TimeColumns, names: Seq[String] = Seq("A", "B")): DataFrame =
+      SparkBridge.toDataFrame(spark, WindowJoinBuilder.build(WJoinRequest(Seq(a, b).map(SparkBridge.analyzedPlan),
+        Some(names), Seq("k"), time = time, window = Some("2"))))
+    assert(build(TimeColumns.PerInput(Seq("ts", "seen"))).count() == build(TimeColumns.ByInput(
       Seq("B" -> "seen", "a" -> "ts"))).count())
-    assert(error(build(TimeArgument.PerInput(Seq("ts")))).contains("time: got 1 columns for 2 inputs"))
-    assert(error(build(TimeArgument.ByInput(Seq("A" -> "ts", "Z" -> "ts")))).contains(
+    assert(error(build(TimeColumns.PerInput(Seq("ts")))).contains("time: got 1 columns for 2 inputs"))
+    assert(error(build(TimeColumns.ByInput(Seq("A" -> "ts", "Z" -> "ts")))).contains(
       "time: unknown input(s) Z; the inputs are A, B"))
-    assert(error(build(TimeArgument.ByInput(Seq("A" -> "ts")))).contains("time: no time column for input(s) B"))
-    assert(error(build(TimeArgument.ByInput(Seq("A" -> "ts", "a" -> "at", "B" -> "seen")))).contains(
+    assert(error(build(TimeColumns.ByInput(Seq("A" -> "ts")))).contains("time: no time column for input(s) B"))
+    assert(error(build(TimeColumns.ByInput(Seq("A" -> "ts", "a" -> "at", "B" -> "seen")))).contains(
       "time: input A is given twice"))
   }
 
   test("values are checked once, in the JVM, naming the argument") {
     def build(entries: (String, AnyRef)*): DataFrame =
-      fromMap(Seq("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen")) ++ entries: _*)
-        .toDF(Seq(a, b))
+      joined(Seq("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen")) ++ entries: _*)
     assert(error(build("window" -> "2.5")).contains("window: the time column is integral, so give a whole number"))
     assert(error(build("window" -> "1", "algorithm" -> "fast")).contains("unknown algorithm 'fast'"))
     assert(error(build("windows" -> java.util.List.of())).contains("the window constraints are empty"))
     assert(error(build("window" -> "1", "access_paths" -> "fastest")).contains("access path entry 'fastest'"))
     assert(error(build("window" -> "1", "names" -> java.util.List.of("x", "X"))).contains("x / X is used twice"))
-    assert(error(fromMap("windowz" -> "1")).contains("unknown W-join arguments windowz"))
-    assert(error(fromMap("time" -> Integer.valueOf(3))).contains("time: expected a column name"))
+    assert(error(joined("windowz" -> "1")).contains("unknown W-join arguments windowz"))
+    assert(error(joined("time" -> Integer.valueOf(3))).contains("time: expected a column name"))
     assert(error(build("window" -> "1", "how" -> "full")).contains(
       "unknown how 'full'; use one of inner, left, left_semi, left_anti"))
     assert(error(build("window" -> "1", "how" -> Integer.valueOf(1))).contains("how: expected a string"))
@@ -84,9 +90,9 @@ class WJoinArgumentsSuite extends AnyFunSuite with SharedSparkSession {
   }
 
   test("choices") {
-    assert(WJoinArguments.choices("algorithm").asScala == Seq("auto", "nlw", "hw", "mw"))
-    assert(WJoinArguments.choices("window_strategy").asScala == Seq("auto", "exact", "gca", "lca"))
-    assert(WJoinArguments.choices("access_paths").asScala == Seq("scan", "hash", "ttree", "bplustree"))
-    assert(WJoinArguments.choices("how").asScala == Seq("inner", "left", "left_semi", "left_anti"))
+    assert(WJoin.choices("algorithm").asScala == Seq("auto", "nlw", "hw", "mw"))
+    assert(WJoin.choices("window_strategy").asScala == Seq("auto", "exact", "gca", "lca"))
+    assert(WJoin.choices("access_paths").asScala == Seq("scan", "hash", "ttree", "bplustree"))
+    assert(WJoin.choices("how").asScala == Seq("inner", "left", "left_semi", "left_anti"))
   }
 }

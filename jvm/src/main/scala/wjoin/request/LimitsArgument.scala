@@ -1,4 +1,4 @@
-package wjoin
+package wjoin.request
 
 import java.util.Locale
 
@@ -6,6 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import wjoin.core.WindowTermParser
 import wjoin.core.shedding.{Allocation, ResourceLimits}
+import wjoin.errors.WJoinErrors
 
 /**
  * The resource-limit arguments of a W-join as the user gives them (Python dicts through py4j
@@ -31,34 +32,32 @@ final case class LimitsArgument(limits: Option[Any] = None, allocation: Option[A
 
   def isEmpty: Boolean = limits.isEmpty && allocation.isEmpty && seed.isEmpty
 
-  /** The limits resolved against the input names; IllegalArgumentException naming what is wrong. */
+  /** The limits resolved against the input names; a `WJOIN_` error naming what is wrong. */
   def resolve(inputNames: Seq[String]): Option[ResourceLimits] = limits match {
     case None =>
-      require(allocation.isEmpty, "allocation applies to resource limits: give limits={\"state_rows\": M} and/or " +
-        "{\"probe_rate\": mu} too, or drop allocation")
-      require(seed.isEmpty, "seed applies to resource limits: give limits={\"state_rows\": M} and/or " +
-        "{\"probe_rate\": mu} too, or drop seed")
+      WJoinErrors.check(allocation.isEmpty, "WJOIN_ARGUMENT_NEEDS_LIMITS", Seq("argument" -> "allocation"))
+      WJoinErrors.check(seed.isEmpty, "WJOIN_ARGUMENT_NEEDS_LIMITS", Seq("argument" -> "seed"))
       None
     case Some(raw) =>
       val entries = asMap(raw, "limits", "a map {\"state_rows\": M, \"probe_rate\": mu}")
       val known = ResourceLimits.Keys.map(_._1)
       val unknown = entries.keys.filterNot(known.contains).toSeq.sorted
-      require(unknown.isEmpty, s"limits: unknown limit ${unknown.map(k => s"'$k'").mkString(", ")}; use " +
+      invalid(unknown.isEmpty, "limits", s"unknown limit ${unknown.map(k => s"'$k'").mkString(", ")}; use " +
         ResourceLimits.Keys.map { case (k, what) => s"$k ($what)" }.mkString(" and/or "))
-      require(entries.nonEmpty, "limits: give state_rows, probe_rate or both (an empty map limits nothing; drop it)")
+      invalid(entries.nonEmpty, "limits", "give state_rows, probe_rate or both (an empty map limits nothing; drop it)")
       val stateRows = entries.get("state_rows").map(v => wholeNumber(v, "limits: state_rows"))
-      stateRows.foreach(m => require(m >= 0, s"limits: state_rows must be >= 0 rows, got $m"))
+      stateRows.foreach(m => invalid(m >= 0, "limits", s"state_rows must be >= 0 rows, got $m"))
       val probeRate = entries.get("probe_rate").map(v => number(v, "limits: probe_rate"))
-      probeRate.foreach(mu => require(mu >= 0 && !mu.isInfinite && !mu.isNaN,
-        s"limits: probe_rate must be a finite number >= 0 (probes per second of event time), got $mu"))
+      probeRate.foreach(mu => invalid(mu >= 0 && !mu.isInfinite && !mu.isNaN, "limits",
+        s"probe_rate must be a finite number >= 0 (probes per second of event time), got $mu"))
       Some(ResourceLimits(stateRows, probeRate, allocationOf(inputNames),
         seed.map(wholeNumber(_, "seed")).getOrElse(ResourceLimits.DefaultSeed)))
   }
 
   private def allocationOf(names: Seq[String]): Allocation = allocation match {
     case None => Allocation.Auto
-    case Some(s: String) => Allocation.byName(s.trim).getOrElse(throw new IllegalArgumentException(
-      s"unknown allocation '$s'; use one of ${Allocation.all.map(_.name).mkString(", ")}, or a map {input: share}"))
+    case Some(s: String) => Allocation.byName(s.trim).getOrElse(WJoinErrors.raise("WJOIN_UNKNOWN_CHOICE",
+      "option" -> "allocation", "value" -> s, "choices" -> s"${Allocation.all.map(_.name).mkString(", ")}, or a map {input: share}"))
     case Some(raw) =>
       val entries = asMap(raw, "allocation", "\"auto\", \"equal\", \"proportional\" or a map {input: share}")
       val budgets = ResourceLimits.Keys.map(_._1)
@@ -74,23 +73,27 @@ final case class LimitsArgument(limits: Option[Any] = None, allocation: Option[A
 }
 
 object LimitsArgument {
+  private def invalid(ok: Boolean, argument: => String, reason: => String): Unit =
+    WJoinErrors.check(ok, "WJOIN_INVALID_ARGUMENT", Seq("argument" -> argument, "reason" -> reason))
+
   private def asMap(v: Any, what: String, expected: String): Map[String, Any] = v match {
     case m: java.util.Map[_, _] => asMap(m.asScala.toMap, what, expected)
     case m: scala.collection.Map[_, _] =>
       m.map {
         case (k: String, value) => k -> value
-        case (k, _) => throw new IllegalArgumentException(s"$what: keys must be strings, got $k")
+        case (k, _) => WJoinErrors.raise("WJOIN_INVALID_ARGUMENT", "argument" -> what, "reason" -> s"keys must be strings, got $k")
       }.toMap
-    case other => throw new IllegalArgumentException(s"$what: expected $expected, got ${describe(other)}")
+    case other => WJoinErrors.raise("WJOIN_INVALID_ARGUMENT", "argument" -> what,
+      "reason" -> s"expected $expected, got ${describe(other)}")
   }
 
   private def shares(entries: Map[String, Any], names: Seq[String], what: String): IndexedSeq[Double] = {
     val resolved = entries.toSeq.map { case (name, v) => (WindowTermParser.indexOfName(name, names), name, v) }
     val unknown = resolved.collect { case (None, name, _) => name }.sorted
-    require(unknown.isEmpty, s"$what: unknown input(s) ${unknown.mkString(", ")}; the inputs are ${names.mkString(", ")}")
+    WJoinErrors.check(unknown.isEmpty, "WJOIN_UNKNOWN_INPUT", Seq("what" -> s"$what:", "names" -> unknown, "inputs" -> names))
     val byIndex = resolved.groupBy(_._1.get)
     byIndex.find(_._2.size > 1).foreach { case (i, _) =>
-      throw new IllegalArgumentException(s"$what: input ${names(i)} is given twice") }
+      WJoinErrors.raise("WJOIN_INPUT_GIVEN_TWICE", "what" -> what, "input" -> names(i)) }
     Allocation.normalized(names.indices.map(i => byIndex.get(i).fold(0.0)(e => number(e.head._3, s"$what[${names(i)}]"))),
       what)
   }
@@ -100,7 +103,7 @@ object LimitsArgument {
     case n: Int => n.toDouble
     case n: Long => n.toDouble
     case n: Double => n
-    case other => throw new IllegalArgumentException(s"$what: expected a number, got ${describe(other)}")
+    case other => WJoinErrors.raise("WJOIN_INVALID_ARGUMENT", "argument" -> what, "reason" -> s"expected a number, got ${describe(other)}")
   }
 
   private def wholeNumber(v: Any, what: String): Long = v match {
@@ -109,7 +112,8 @@ object LimitsArgument {
     case n: java.math.BigInteger if n.bitLength < 64 => n.longValue
     case d: java.lang.Number if d.doubleValue == math.rint(d.doubleValue) && math.abs(d.doubleValue) < 9e15 =>
       d.longValue
-    case other => throw new IllegalArgumentException(s"$what: expected a whole number, got ${describe(other)}")
+    case other => WJoinErrors.raise("WJOIN_INVALID_ARGUMENT", "argument" -> what,
+      "reason" -> s"expected a whole number, got ${describe(other)}")
   }
 
   private def describe(v: Any): String =

@@ -1,0 +1,71 @@
+"""W-join errors in Python: the JVM's ``WJOIN_`` conditions as one exception type.
+
+Every misuse the JVM finds is a ``wjoin.errors.WJoinAnalysisException`` there: an
+AnalysisException with a ``WJOIN_`` condition, message parameters and an SQLSTATE, declared once
+in the jar's ``wjoin/error/error-conditions.json``. PySpark hands it over as its own
+``AnalysisException`` (classic sessions through py4j, Connect sessions from the server's error
+details); :func:`converted` makes it a :class:`WJoinAnalysisException`, which is both that
+``AnalysisException`` (``getCondition()``, ``getSqlState()``, ``getMessageParameters()``) and a
+``ValueError``, so code written against earlier releases (``except ValueError``) keeps working.
+The few misuses found before the JVM is reached (no inputs, inputs of two sessions) take their
+message from the same catalogue, read from the bundled jar.
+"""
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from functools import lru_cache
+from typing import Dict, Optional
+
+from pyspark.errors import AnalysisException
+from pyspark.errors.exceptions.base import PySparkException
+
+_DECORATED = re.compile(r"^\[(WJOIN_[A-Z0-9_]+)\] (.*?)(?: SQLSTATE: [0-9A-Z]{5})?\s*$", re.DOTALL)
+
+
+class WJoinAnalysisException(AnalysisException, ValueError):
+    """A misuse of the W-join, raised before any Spark job runs.
+
+    ``getCondition()`` is its ``WJOIN_`` condition, ``getSqlState()`` its SQLSTATE and
+    ``getMessageParameters()`` the values in its message; ``str()`` is ``[CONDITION] message``.
+    """
+
+    def __init__(self, message: str, condition: str, parameters: Optional[Dict[str, str]], sql_state: Optional[str]):
+        PySparkException.__init__(self, message=message, errorClass=condition, messageParameters=parameters or {})
+        self._sql_state = sql_state
+
+    def getSqlState(self) -> Optional[str]:
+        return self._sql_state
+
+
+def converted(error: Exception) -> Optional[WJoinAnalysisException]:
+    """The W-join error ``error`` (a PySpark exception of a ``WJOIN_`` condition), else None."""
+    get = getattr(error, "getCondition", None)
+    try:
+        condition = get() if get else None
+    except Exception:  # a captured exception whose JVM side is gone
+        condition = None
+    if not condition or not condition.startswith("WJOIN_"):
+        return None
+    raw = getattr(error, "_desc", None) or getattr(error, "_message", None) or str(error)
+    match = _DECORATED.match(raw.strip())
+    message = match.group(2) if match else raw
+    return WJoinAnalysisException(message, condition, dict(error.getMessageParameters() or {}), error.getSqlState())
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> dict:
+    from ._api import jar_path
+    with zipfile.ZipFile(jar_path()) as jar:
+        return json.loads(jar.read("wjoin/error/error-conditions.json"))
+
+
+def error(condition: str, **parameters) -> WJoinAnalysisException:
+    """The error of ``condition`` from the jar's catalogue, for misuse found before the JVM is reached."""
+    declared = _catalogue()[condition]
+    message = "\n".join(declared["message"])
+    values = {k: str(v) for k, v in parameters.items()}
+    for key, value in values.items():
+        message = message.replace(f"<{key}>", value)
+    return WJoinAnalysisException(message, condition, values, declared["sqlState"])
