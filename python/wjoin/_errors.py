@@ -7,6 +7,8 @@ in the jar's ``wjoin/error/error-conditions.json``. PySpark hands it over as its
 details); :func:`converted` makes it a :class:`WJoinAnalysisException`, which is both that
 ``AnalysisException`` (``getCondition()``, ``getSqlState()``, ``getMessageParameters()``) and a
 ``ValueError``, so code written against earlier releases (``except ValueError``) keeps working.
+What Spark's own analyzer finds while the W-join is built (say, a type mismatch in a ``Column``
+condition) becomes the same type with Spark's condition.
 The few misuses found before the JVM is reached (no inputs, inputs of two sessions) take their
 message from the same catalogue, read from the bundled jar.
 """
@@ -21,13 +23,13 @@ from typing import Dict, Optional
 from pyspark.errors import AnalysisException
 from pyspark.errors.exceptions.base import PySparkException
 
-_DECORATED = re.compile(r"^\[(WJOIN_[A-Z0-9_]+)\] (.*?)(?: SQLSTATE: [0-9A-Z]{5})?\s*$", re.DOTALL)
+_DECORATED = re.compile(r"^\[([A-Z0-9_.]+)\] (.*?)(?: SQLSTATE: [0-9A-Z]{5})?\s*$", re.DOTALL)
 
 
 class WJoinAnalysisException(AnalysisException, ValueError):
     """A misuse of the W-join, raised before any Spark job runs.
 
-    ``getCondition()`` is its ``WJOIN_`` condition, ``getSqlState()`` its SQLSTATE and
+    ``getCondition()`` is its ``WJOIN_`` condition (or Spark's own), ``getSqlState()`` its SQLSTATE and
     ``getMessageParameters()`` the values in its message; ``str()`` is ``[CONDITION] message``.
     """
 
@@ -40,17 +42,19 @@ class WJoinAnalysisException(AnalysisException, ValueError):
 
 
 def converted(error: Exception) -> Optional[WJoinAnalysisException]:
-    """The W-join error ``error`` (a PySpark exception of a ``WJOIN_`` condition), else None."""
+    """``error``, an AnalysisException raised while a W-join is built (a ``WJOIN_`` condition, or
+    Spark's own for what its analyzer finds in the inputs' expressions), as a
+    :class:`WJoinAnalysisException`; None when it carries no condition."""
     get = getattr(error, "getCondition", None)
     try:
         condition = get() if get else None
     except Exception:  # a captured exception whose JVM side is gone
         condition = None
-    if not condition or not condition.startswith("WJOIN_"):
+    if not condition:
         return None
     raw = getattr(error, "_desc", None) or getattr(error, "_message", None) or str(error)
     match = _DECORATED.match(raw.strip())
-    message = match.group(2) if match else raw
+    message = match.group(2) if match else raw.split("\n\nJVM stacktrace:")[0]
     return WJoinAnalysisException(message, condition, dict(error.getMessageParameters() or {}), error.getSqlState())
 
 

@@ -2,7 +2,9 @@ package wjoin.plan
 
 import java.util.Locale
 
-import org.apache.spark.sql.catalyst.analysis.Resolver
+import scala.util.Try
+
+import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute}
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias, UnaryNode, Union, View}
 import org.apache.spark.sql.internal.SQLConf
@@ -89,6 +91,7 @@ object WindowJoinBuilder extends PredicateHelper {
       val cols = children.indices.map(i => column(children(i), name, inputNames(i), "join", resolver))
       cols.tail.map(c => EqualTo(cols.head, c))
     }
+    requireConditionColumns(request.condition, children, inputNames, resolver)
     // Python UDFs over several inputs run in a Filter above the join (Spark extracts them
     // only from Filter and Project); for an inner join that is the same answer.
     val (pythonConjuncts, userConjuncts) = request.condition.toSeq
@@ -186,6 +189,26 @@ object WindowJoinBuilder extends PredicateHelper {
       attr
     }
   }
+
+  /**
+   * Every column the condition names by name is a column of some input: else the error names
+   * the input (when the name is qualified by one) and its columns, before Spark's analyzer
+   * would report it without the inputs.
+   */
+  private def requireConditionColumns(condition: Option[Expression], children: Seq[LogicalPlan], names: Seq[String],
+      resolver: Resolver): Unit =
+    condition.toSeq.flatMap(_.collect { case u: UnresolvedAttribute => u }).foreach { u =>
+      val found = children.exists(c => Try(c.resolve(u.nameParts, resolver)).toOption.forall(_.isDefined))
+      if (!found) {
+        val qualified = if (u.nameParts.size < 2) None else names.indices.find(i => resolver(names(i), u.nameParts.head))
+        qualified match {
+          case Some(i) => WJoinErrors.raise("WJOIN_UNKNOWN_COLUMN", "what" -> "condition", "column" -> u.name,
+            "input" -> names(i), "columns" -> children(i).output.map(_.name))
+          case None => WJoinErrors.raise("WJOIN_UNKNOWN_CONDITION_COLUMN", "column" -> u.name,
+            "columns" -> children.flatMap(c => c.output.map(a => s"${a.qualifier.mkString(".")}.${a.name}")))
+        }
+      }
+    }
 
   private def timeKind(t: DataType): Option[String] = t match {
     case TimestampType => Some("timestamp")
