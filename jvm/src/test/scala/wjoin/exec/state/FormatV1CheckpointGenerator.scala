@@ -29,7 +29,7 @@ class FormatV1CheckpointGenerator extends AnyFunSuite with SharedSparkSession {
   for ((s, k) <- all.zipWithIndex) test(s"writes ${s.name}") {
     assume(target.isDefined, "set WJOIN_WRITE_CHECKPOINTS to the resource folder to write the checkpoints")
     val dir = new File(target.get, s.name)
-    val data = generate(seed = 17 + k)
+    val data = s.data(seed = 17 + k)
     withConf(conf(s): _*) {
       val full = runQuery(spark, s, Files.createTempDirectory("wjoin-full").toString, Nil, data)
       val partialDir = Files.createTempDirectory("wjoin-partial")
