@@ -2,6 +2,7 @@ package wjoin.exec
 
 import wjoin.core.{AnchorDecisions, JoinHow, MicroBatchWJoin}
 import wjoin.core.shedding.ShedPlan
+import wjoin.exec.state.WindowJoinStateStore
 
 /**
  * One partition of a streaming W-join as it lives in executor memory between micro-batches:

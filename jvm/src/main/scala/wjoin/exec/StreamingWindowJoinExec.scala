@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.wjoin.{SparkBridge, WJoinConf}
 
 import wjoin.core.{JoinHow, WindowMatrix}
+import wjoin.exec.state.StateFormat
 import wjoin.plan.{StreamPartitioning, WindowJoin, WindowJoinPlanner}
 import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
@@ -81,9 +82,9 @@ case class StreamingWindowJoinExec(
 
   override protected def streaming: Boolean = true
 
-  /** Schema of the state store: chunks of rows, see [[WindowJoinStateStore]]. */
-  private def stateKeySchema = WindowJoinStateStore.keySchema
-  private def stateValueSchema = WindowJoinStateStore.valueSchema
+  /** Schema of the state store: chunks of rows, see [[wjoin.exec.state.WindowJoinStateStore]]. */
+  private def stateKeySchema = StateFormat.keySchema
+  private def stateValueSchema = StateFormat.valueSchema
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
