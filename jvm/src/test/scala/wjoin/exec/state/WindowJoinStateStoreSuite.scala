@@ -6,6 +6,7 @@ import java.util.UUID
 import scala.collection.mutable
 
 import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GenericInternalRow, UnsafeRow}
 import org.apache.spark.sql.execution.streaming.runtime.StreamExecution
 import org.apache.spark.sql.execution.streaming.state._
@@ -22,8 +23,9 @@ import wjoin.testkit.{SharedSparkSession, StreamingHarness}
  * what each micro-batch writes ([[WindowJoinStateStore.begin]], `add`, `save`, the store's
  * commit), what a fresh object reads back ([[WindowJoinStateStore.load]]), eviction, the
  * anchors' bits and decided-up-to, the shedding budgets and the sweep frontier, each checked
- * against the format version 1 layout ([[StateRecordKind]]) as well. (The session only
- * provides the executor environment RocksDB uses.)
+ * against the format version 1 layout ([[StateRecordKind]]) as well; and the format metadata
+ * ([[WindowJoinStateMetadata]]): written, read, a checkpoint without it taken as version 1, an
+ * unknown version refused. (The session only provides the executor environment RocksDB uses.)
  */
 class WindowJoinStateStoreSuite extends AnyFunSuite with SharedSparkSession {
   private val names = Seq("A", "B")
@@ -239,5 +241,48 @@ class WindowJoinStateStoreSuite extends AnyFunSuite with SharedSparkSession {
     val unknown = intercept[IllegalStateException](StateRecordKind.of(-4, 0))
     assert(unknown.getMessage.contains("(-4, 0)") && unknown.getMessage.contains("state format version 1"))
     intercept[IllegalStateException](StateRecordKind.of(-1, 2))
+  }
+
+  private def hadoop = new Configuration()
+
+  test("format metadata: written and read back as JSON; fields it does not know are ignored") {
+    val dir = Files.createTempDirectory("wjoin-meta").toString
+    val file = WindowJoinStateMetadata.path(dir, 1000000L)
+    assert(file.toString.endsWith("/1000000/_wjoin/metadata"))
+    val m = WindowJoinStateMetadata(1, Some("9.9.9"))
+    m.write(file, hadoop)
+    assert(new String(Files.readAllBytes(new java.io.File(file.toString).toPath), "UTF-8") ==
+      """{"formatVersion":1,"createdBy":"9.9.9"}""")
+    assert(WindowJoinStateMetadata.read(file, hadoop).contains(m))
+    assert(WindowJoinStateMetadata.parse("""{"formatVersion":1,"inputs":["A","B"]}""", "x") ==
+      WindowJoinStateMetadata(1, None))
+    val bad = intercept[IllegalStateException](WindowJoinStateMetadata.parse("""{"version":1}""", "the/file"))
+    assert(bad.getMessage.contains("the/file") && bad.getMessage.contains("formatVersion"))
+    assert(WindowJoinStateMetadata.read(new Path(dir, "none"), hadoop).isEmpty)
+  }
+
+  test("format metadata: new state gets this code's; state without it is version 1 (written then); 99 is refused") {
+    val fresh = Files.createTempDirectory("wjoin-meta").toString
+    assert(WindowJoinStateMetadata.verify(fresh, 1000000L, hadoop) == WindowJoinStateMetadata.current)
+    assert(WindowJoinStateMetadata.current.formatVersion == StateFormat.Current)
+    assert(WindowJoinStateMetadata.read(WindowJoinStateMetadata.path(fresh, 1000000L), hadoop)
+      .contains(WindowJoinStateMetadata.current))
+
+    // An operator with state but no metadata: a checkpoint from before the format had a version.
+    val old = Files.createTempDirectory("wjoin-meta").toString
+    Files.createDirectories(new java.io.File(old, "1000000/0").toPath)
+    assert(WindowJoinStateMetadata.verify(old, 1000000L, hadoop) == WindowJoinStateMetadata(1, None))
+    assert(WindowJoinStateMetadata.read(WindowJoinStateMetadata.path(old, 1000000L), hadoop)
+      .contains(WindowJoinStateMetadata(1, None)))
+    assert(WindowJoinStateMetadata.verify(old, 1000000L, hadoop) == WindowJoinStateMetadata(1, None))
+
+    val newer = Files.createTempDirectory("wjoin-meta").toString
+    val file = WindowJoinStateMetadata.path(newer, 1000000L)
+    WindowJoinStateMetadata(99, Some("7.0.0")).write(file, hadoop)
+    val e = intercept[IllegalStateException](WindowJoinStateMetadata.verify(newer, 1000000L, hadoop))
+    for (part <- Seq("state format version 99", "(started by spark-wjoin 7.0.0)", "reads state format version 1",
+        file.toString, "Start the query from a new checkpoint location", "the spark-wjoin version that wrote"))
+      assert(e.getMessage.contains(part), e.getMessage)
+    assert(WindowJoinStateMetadata.read(file, hadoop).contains(WindowJoinStateMetadata(99, Some("7.0.0"))), "left alone")
   }
 }
