@@ -42,12 +42,13 @@ import wjoin.exec.RowCodec
  * (evicted) by an earlier batch and is not loaded again (ordered mode: the frontier says it).
  *
  * The store is the durable truth; this object is its index, kept in executor memory with the
- * engine across micro-batches ([[wjoin.exec.StreamingEngineCache]]): which chunks exist and until when
- * they are needed, the sweep frontier, the anchors' bits. Each batch ([[begin]]) writes only
- * its changes: its new chunks, the chunks that expired, the bits that changed. A new query
- * run, a restart, a moved task or a version mismatch starts from a fresh object that reads
- * every chunk back ([[load]]: rows point into the chunks' bytes, no copy), so a restarted
- * batch reloads the version it started from and computes the same output and the same chunks.
+ * engine across micro-batches ([[wjoin.exec.StreamingEngineCache]]): which chunks exist
+ * ([[ChunkInfo]]) and until when they are needed, the sweep frontier, the anchors' bits. Each
+ * batch ([[begin]]) writes only its changes: its new chunks, the chunks that expired, the bits
+ * that changed. A new query run, a restart, a moved task or a version mismatch starts from a
+ * fresh object that reads every chunk back ([[load]]: rows point into the chunks' bytes, no
+ * copy), so a restarted batch reloads the version it started from and computes the same output
+ * and the same chunks.
  *
  * Under resource limits (`wjoin.core.shedding`) the state holds only the rows the windows
  * keep: a row the engine sheds right after it was added is taken back ([[retract]]), and the
