@@ -2,6 +2,7 @@ package wjoin.exec
 
 import wjoin.core.{AnchorDecisions, EngineListener, JoinHow, MicroBatchWJoin}
 import wjoin.core.shedding.ShedPlan
+import wjoin.exec.state.WindowJoinStateStore
 
 /**
  * One partition of a streaming W-join as it lives in executor memory between micro-batches:
@@ -31,7 +32,9 @@ import wjoin.core.shedding.ShedPlan
 final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: JoinHow,
     shed: Option[ShedPlan] = None) {
   private val combined = codec.combinedRow()
-  val state: WindowJoinStateStore = new WindowJoinStateStore(codec, anchored = how.anchored)
+  // The budgets the state saves are the engine's (under limits), built below.
+  val state: WindowJoinStateStore = new WindowJoinStateStore(codec, anchored = how.anchored,
+    budgets = shed.map(_ => () => join.shedder.get.budgets.save()))
   /** Anchored W-joins only. */
   val decisions: Option[AnchorDecisions] =
     if (how.anchored) Some(JoinHow.decisions(how, firstMatch = state.matched)) else None
@@ -45,8 +48,6 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
   val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
     codec.rangeValues(), shed, partitionIndex, listener)
   val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
-
-  join.shedder.foreach(s => state.budgets = () => s.budgets.save())
 
   /**
    * Under limits, before each micro-batch (after [[restore]]): batch `batchId` runs under

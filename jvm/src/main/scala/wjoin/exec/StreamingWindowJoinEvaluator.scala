@@ -30,8 +30,9 @@ import wjoin.core.shedding.ShedPlan
  * @param how       what is emitted. Left, left_semi and left_anti add [[AnchorDecisions]]: an
  *                  anchor row (first input) is decided when the engine evicts it, i.e. once
  *                  ts + horizon(0) <= W (left_semi: at its first combination); its matched mark
- *                  is kept in the state ([[WindowJoinStateStore]]), and anchors with a NULL time
- *                  or key are decided (unmatched) in the batch they arrive in
+ *                  is kept in the state ([[wjoin.exec.state.WindowJoinStateStore]]), and
+ *                  anchors with a NULL time or key are decided (unmatched) in the batch they
+ *                  arrive in
  * @param planFingerprint what the engine was built from (algorithm, access paths, probe
  *                  orders, residual, stored columns); a kept engine is reused only for the same
  * @param keptRows  most buffered rows this executor keeps in engines between batches; 0: none

@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.wjoin.{SparkBridge, WJoinConf}
 
 import wjoin.core.{JoinHow, WindowMatrix}
+import wjoin.exec.state.{StateFormat, WindowJoinStateMetadata}
 import wjoin.plan.{StreamPartitioning, WindowJoin, WindowJoinPlanner}
 import wjoin.plan.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
@@ -81,9 +82,9 @@ case class StreamingWindowJoinExec(
 
   override protected def streaming: Boolean = true
 
-  /** Schema of the state store: chunks of rows, see [[WindowJoinStateStore]]. */
-  private def stateKeySchema = WindowJoinStateStore.keySchema
-  private def stateValueSchema = WindowJoinStateStore.valueSchema
+  /** Schema of the state store: chunks of rows, see [[wjoin.exec.state.WindowJoinStateStore]]. */
+  private def stateKeySchema = StateFormat.keySchema
+  private def stateValueSchema = StateFormat.valueSchema
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
@@ -107,8 +108,15 @@ case class StreamingWindowJoinExec(
   override protected def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
     WindowJoinMetrics.streamingCustomMetrics(inputNames, hashed, how.anchored)
 
+  /**
+   * Spark calls this on the driver when it plans the first micro-batch of each query run,
+   * before any task: first our state format is checked (a format this code cannot read is
+   * refused; the metadata is written when missing, [[WindowJoinStateMetadata.verify]]), then
+   * Spark checks the store's schema.
+   */
   override def validateAndMaybeEvolveStateSchema(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
+    WindowJoinStateMetadata.verify(getStateInfo.checkpointLocation, getStateInfo.operatorId, hadoopConf)
     val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, stateKeySchema, 0,
       stateValueSchema))
     List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(getStateInfo, hadoopConf, schema,

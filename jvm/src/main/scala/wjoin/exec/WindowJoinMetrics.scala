@@ -6,6 +6,7 @@ import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOper
   StatefulOperatorCustomSumMetric}
 
 import wjoin.core.{JoinStats, WJoinEngine}
+import wjoin.exec.state.WindowJoinStateStore
 import wjoin.plan.StreamingStatistics
 
 /**

@@ -1,28 +1,29 @@
-package wjoin.exec
+package wjoin.exec.state
 
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.execution.streaming.state.StateStore
-import org.apache.spark.sql.types._
+import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.Platform
 
 import wjoin.core.{EngineRow, WindowMatrix}
+import wjoin.exec.RowCodec
 
 /**
  * The state of one partition of a streaming W-join in Spark's state store, kept apart from
  * the operator as Spark keeps `SymmetricHashJoinStateManager` apart from
  * `StreamingSymmetricHashJoinExec`. Rows are stored in chunks: the rows one input contributed
  * in one micro-batch, packed into one value, so a batch costs one store write per input, not
- * one per row:
+ * one per row. The records, in state format version 1 ([[StateRecordKind]] has the
+ * encodings, [[StateRecordCodec]] writes and reads them, [[StateFormat]] versions them):
  * {{{
- *   key (input: int, chunk: bigint = batch id) -> value (maxTime: bigint, rows: binary)
- *        rows = (time: bigint, size: int, UnsafeRow bytes)*
- *   key (-1, 0) -> (frontier time, frontier input as 4 bytes)    ordered mode: the sweep's progress
- *   key (-1, 1) -> (decided up to: W, no bytes)                   anchored, eager mode
- *   key (-2, chunk) -> (0, bit set of the chunk's matched rows)   anchored: rows of input 0
- *   key (-3, 0) -> (0, the shedding's rates and probe counts)       under resource limits
+ *   RowChunk       (input i, batch id) -> (maxTime, rows of i)    rows = (time, size, UnsafeRow bytes)*
+ *   SweepFrontier  (-1, 0)             -> (time, input)           ordered mode: the sweep's progress
+ *   DecidedUpTo    (-1, 1)             -> (W, -)                  anchored, eager mode
+ *   AnchorMatches  (-2, batch id)      -> (0, bits)               anchored: matched rows of a chunk of input 0
+ *   ShedBudgets    (-3, 0)             -> (0, rates and counts)   under resource limits
  * }}}
  * in the default store of the operator, so it works the same on the HDFS-backed and the
  * RocksDB provider and needs no column families. A chunk is removed once none of its rows
@@ -41,12 +42,13 @@ import wjoin.core.{EngineRow, WindowMatrix}
  * (evicted) by an earlier batch and is not loaded again (ordered mode: the frontier says it).
  *
  * The store is the durable truth; this object is its index, kept in executor memory with the
- * engine across micro-batches ([[StreamingEngineCache]]): which chunks exist and until when
- * they are needed, the sweep frontier, the anchors' bits. Each batch ([[begin]]) writes only
- * its changes: its new chunks, the chunks that expired, the bits that changed. A new query
- * run, a restart, a moved task or a version mismatch starts from a fresh object that reads
- * every chunk back ([[load]]: rows point into the chunks' bytes, no copy), so a restarted
- * batch reloads the version it started from and computes the same output and the same chunks.
+ * engine across micro-batches ([[wjoin.exec.StreamingEngineCache]]): which chunks exist
+ * ([[ChunkInfo]]) and until when they are needed, the sweep frontier, the anchors' bits. Each
+ * batch ([[begin]]) writes only its changes: its new chunks, the chunks that expired, the bits
+ * that changed. A new query run, a restart, a moved task or a version mismatch starts from a
+ * fresh object that reads every chunk back ([[load]]: rows point into the chunks' bytes, no
+ * copy), so a restarted batch reloads the version it started from and computes the same output
+ * and the same chunks.
  *
  * Under resource limits (`wjoin.core.shedding`) the state holds only the rows the windows
  * keep: a row the engine sheds right after it was added is taken back ([[retract]]), and the
@@ -57,20 +59,21 @@ import wjoin.core.{EngineRow, WindowMatrix}
  *
  * @param codec     the stored form of each input's rows (and their keys)
  * @param anchored  the W-join decides anchor rows (left, left_semi, left_anti)
+ * @param budgets   under limits: the shedding budgets to save with the rows (asked at each save);
+ *                  None: no limits
  */
-final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
+final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
+    budgets: Option[() => Array[Byte]] = None) {
   private val n = codec.n
   private val plan = codec.plan
   private val keyOfStored: Array[InternalRow => AnyRef] =
     Array.tabulate(n)(i => codec.keyReader(i, codec.storedAttributes(i)))
-  private val keyProjection = UnsafeProjection.create(Array[DataType](IntegerType, LongType))
-  private val valueProjection = UnsafeProjection.create(Array[DataType](LongType, BinaryType))
-  private val keyFields = new GenericInternalRow(2)
-  private val frontierKey = key(-1, 0L).copy()
-  private val decidedKey = key(-1, 1L).copy()
-  private val budgetsKey = key(-3, 0L).copy()
-  /** The chunks the store holds: (input, chunk id, max time, rows). */
-  private var chunks = Vector.empty[(Int, Long, Long, Long)]
+  private val records = new StateRecordCodec
+  private val frontierKey = records.singleKey(StateRecordKind.SweepFrontier).copy()
+  private val decidedKey = records.singleKey(StateRecordKind.DecidedUpTo).copy()
+  private val budgetsKey = records.singleKey(StateRecordKind.ShedBudgets).copy()
+  /** The chunks the store holds. */
+  private var chunks = Vector.empty[ChunkInfo]
   private val packers = Array.fill(n)(new WindowJoinStateStore.ChunkBytes)
   private val packed = packers.map(new java.io.DataOutputStream(_))
   private val newMax = Array.fill(n)(Long.MinValue)
@@ -94,8 +97,6 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
   private val lastRow = new Array[AnyRef](n)
   private val sizeBefore = new Array[Int](n)
   private val maxBefore = new Array[Long](n)
-  /** Under limits: the budgets to save with the rows (set once by the partition); null: none. */
-  var budgets: () => Array[Byte] = null
   /** Under limits: the budgets [[load]] found (null when none were saved). */
   var restoredBudgets: Array[Byte] = _
 
@@ -130,33 +131,26 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
   private def decidedEarlier(t: Long): Boolean =
     anchored && !plan.forward && WindowMatrix.add(t, plan.horizon(0)) <= decidedUpTo
 
-  private def key(i: Int, chunk: Long): UnsafeRow = {
-    keyFields.setInt(0, i)
-    keyFields.setLong(1, chunk)
-    keyProjection(keyFields)
-  }
-
   private def swept(t: Long, i: Int): Boolean =
     frontierTime != Long.MinValue && (t < frontierTime || (t == frontierTime && i <= frontierInput))
 
   /** The rows of every stored chunk, minus (ordered mode) those already swept: once, on a fresh object. */
   def load(): Seq[EngineRow] = {
     assert(chunks.isEmpty && live.sum == 0, "the state is loaded once, into a fresh index")
-    val found = mutable.ArrayBuffer.empty[(Int, Long, Array[Byte], Long)]
+    val found = mutable.ArrayBuffer.empty[StateRecord.Chunk]
     val it = store.iterator()
     while (it.hasNext) {
       val pair = it.next()
-      if (pair.key.getInt(0) == -1 && pair.key.getLong(1) == 0L) {
-        frontierTime = pair.value.getLong(0)
-        frontierInput = java.nio.ByteBuffer.wrap(pair.value.getBinary(1)).getInt()
-      } else if (pair.key.getInt(0) == -1) decidedUpTo = pair.value.getLong(0)
-      else if (pair.key.getInt(0) == -3) restoredBudgets = pair.value.getBinary(1)
-      else if (pair.key.getInt(0) == -2)
-        matchedBits(pair.key.getLong(1)) = java.util.BitSet.valueOf(pair.value.getBinary(1))
-      else found += ((pair.key.getInt(0), pair.key.getLong(1), pair.value.getBinary(1), pair.value.getLong(0)))
+      records.decode(pair.key, pair.value) match {
+        case c: StateRecord.Chunk => found += c
+        case StateRecord.Frontier(time, input) => frontierTime = time; frontierInput = input
+        case StateRecord.Decided(w) => decidedUpTo = w
+        case StateRecord.Matches(chunk, bits) => matchedBits(chunk) = bits
+        case StateRecord.Budgets(bytes) => restoredBudgets = bytes
+      }
     }
     val rows = Vector.newBuilder[EngineRow]
-    for ((i, chunk, bytes, maxTime) <- found) {
+    for (StateRecord.Chunk(i, chunk, maxTime, bytes) <- found) {
       val in = java.nio.ByteBuffer.wrap(bytes)
       val width = codec.storedAttributes(i).size
       var count = 0L
@@ -180,7 +174,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
         in.position(in.position() + size)
         count += 1
       }
-      chunks :+= ((i, chunk, maxTime, count))
+      chunks :+= ChunkInfo(i, chunk, maxTime, count)
     }
     rows.result()
   }
@@ -240,32 +234,35 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false) {
 
   /** Writes this batch's chunks, drops the chunks no row of which can join again. */
   def save(): Unit = {
-    val (gone, kept) = chunks.partition { case (i, _, maxTime, _) => done(i, maxTime) }
-    for ((i, chunk, _, count) <- gone) {
-      store.remove(key(i, chunk))
+    val (gone, kept) = chunks.partition(c => done(c.input, c.maxTime))
+    for (ChunkInfo(i, chunk, _, count) <- gone) {
+      store.remove(records.chunkKey(i, chunk))
       removed += count
-      if (anchored && i == 0 && matchedBits.remove(chunk).isDefined) { store.remove(key(-2, chunk)); changedBits -= chunk }
+      if (anchored && i == 0 && matchedBits.remove(chunk).isDefined) {
+        store.remove(records.matchesKey(chunk))
+        changedBits -= chunk
+      }
     }
     chunks = kept
     for (i <- 0 until n if newRows(i) > 0) {
       packed(i).flush()
-      val value = valueProjection(new GenericInternalRow(Array[Any](newMax(i), packers(i).toByteArray)))
+      val value = records.chunkValue(newMax(i), packers(i).toByteArray)
       if (done(i, newMax(i))) { removed += newRows(i); if (anchored && i == 0) matchedBits.remove(batchId) }
-      else { store.put(key(i, batchId), value); chunks :+= ((i, batchId, newMax(i), newRows(i))) }
+      else { store.put(records.chunkKey(i, batchId), value); chunks :+= ChunkInfo(i, batchId, newMax(i), newRows(i)) }
     }
     if (anchored) {
-      val keptAnchors = chunks.collect { case (0, chunk, _, _) => chunk }.toSet
+      val keptAnchors = chunks.collect { case ChunkInfo(0, chunk, _, _) => chunk }.toSet
       for (chunk <- changedBits if keptAnchors(chunk))
-        store.put(key(-2, chunk).copy(), valueProjection(new GenericInternalRow(Array[Any](0L, matchedBits(chunk).toByteArray))))
-      if (!plan.forward && watermark != Long.MinValue)
-        store.put(decidedKey, valueProjection(new GenericInternalRow(Array[Any](watermark, Array.emptyByteArray))))
+        store.put(records.matchesKey(chunk).copy(), records.matchesValue(matchedBits(chunk)))
+      if (!plan.forward && watermark != Long.MinValue) store.put(decidedKey, records.decidedValue(watermark))
     }
-    if (budgets != null)
-      store.put(budgetsKey, valueProjection(new GenericInternalRow(Array[Any](0L, budgets()))))
+    budgets.foreach(saved => store.put(budgetsKey, records.budgetsValue(saved())))
     if (plan.forward && frontierTime != Long.MinValue)
-      store.put(frontierKey, valueProjection(new GenericInternalRow(
-        Array[Any](frontierTime, java.nio.ByteBuffer.allocate(4).putInt(frontierInput).array()))))
+      store.put(frontierKey, records.frontierValue(frontierTime, frontierInput))
   }
+
+  /** The chunks the store holds after the last [[load]] or [[save]] (in no particular order). */
+  def storedChunks: Seq[ChunkInfo] = chunks
 }
 
 object WindowJoinStateStore {
@@ -274,8 +271,8 @@ object WindowJoinStateStore {
     def truncate(size: Int): Unit = { assert(size <= count, "a chunk is only cut back"); count = size }
   }
 
-  /** Key schema of the store: (input, chunk). */
-  val keySchema: StructType = new StructType().add("input", IntegerType).add("chunk", LongType)
-  /** Value schema of the store: (max time of the chunk, packed rows). */
-  val valueSchema: StructType = new StructType().add("maxTime", LongType).add("rows", BinaryType)
+  /** Key schema of the store: (input, chunk) ([[StateFormat.keySchema]]). */
+  val keySchema: StructType = StateFormat.keySchema
+  /** Value schema of the store: (max time of the chunk, packed rows) ([[StateFormat.valueSchema]]). */
+  val valueSchema: StructType = StateFormat.valueSchema
 }
