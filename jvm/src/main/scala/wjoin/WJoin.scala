@@ -8,7 +8,7 @@ import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.core.{Algorithm, JoinHow, WindowStrategy}
 import wjoin.errors.WJoinErrors
-import wjoin.plan.WindowJoinBuilder
+import wjoin.plan.logical.WindowJoinBuilder
 import wjoin.request.{Choice, LimitsArgument, RequestCodec, TimeColumns, WJoinRequest}
 
 /**

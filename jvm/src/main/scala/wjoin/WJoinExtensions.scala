@@ -3,8 +3,12 @@ package wjoin
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.wjoin.WJoinConf
 
-import wjoin.exec.WindowJoinStrategy
-import wjoin.plan.{PruneWindowJoinOutput, PushFiltersIntoWindowJoin, WindowJoinChecks}
+import wjoin.extension.BuildVersions
+import wjoin.extension.FirstQueryWarmUp
+import wjoin.plan.logical.PruneWindowJoinOutput
+import wjoin.plan.logical.PushFiltersIntoWindowJoin
+import wjoin.plan.logical.WindowJoinChecks
+import wjoin.plan.physical.WindowJoinStrategy
 import wjoin.sql.{ResolveWindowJoinSql, WJoinSqlParser}
 
 /**

@@ -12,8 +12,9 @@ import org.apache.spark.sql.connect.plugin.RelationPlugin
 import org.apache.spark.sql.wjoin.SparkBridge
 import org.sparkproject.connect.protobuf.{Any => ProtoAny}
 
-import wjoin.{BuildVersions, WJoin}
 import wjoin.connect.proto.{BudgetShares, InputColumns, NumberMap, StringList, WJoinRelation}
+import wjoin.extension.BuildVersions
+import wjoin.WJoin
 
 /**
  * The W-join on a Spark Connect server: the relation plugin that turns the client's
@@ -30,7 +31,7 @@ import wjoin.connect.proto.{BudgetShares, InputColumns, NumberMap, StringList, W
  *                                                  options   ─► the plain map of RequestCodec.fromMap
  *                                                  WJoin.fromArguments(DataFrames, map) ─► analyzed plan
  * }}}
- * Every check of the arguments is the classic one ([[wjoin.request.RequestCodec]], [[wjoin.plan.WindowJoinBuilder]]):
+ * Every check of the arguments is the classic one ([[wjoin.request.RequestCodec]], [[wjoin.plan.logical.WindowJoinBuilder]]):
  * a misuse throws the same `WJOIN_` AnalysisException, which the server sends back to the client
  * while it analyzes the plan (the Python client asks for the schema at the call, before any job).
  *

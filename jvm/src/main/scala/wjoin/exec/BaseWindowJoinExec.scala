@@ -4,8 +4,9 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, Expressi
 import org.apache.spark.sql.execution.SparkPlan
 
 import wjoin.core.{Algorithm, EnginePlan, JoinHow, StreamRows}
-import wjoin.plan.WindowSpec
-import wjoin.plan.WindowJoinPlanner.{PlannedAccess, PlannedJoin}
+import wjoin.exec.codec.RowCodec
+import wjoin.plan.logical.WindowSpec
+import wjoin.plan.physical.WindowJoinPlanner.{PlannedAccess, PlannedJoin}
 
 /**
  * What the batch ([[WindowJoinExec]]) and the streaming ([[StreamingWindowJoinExec]]) W-join

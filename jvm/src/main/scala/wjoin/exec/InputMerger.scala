@@ -3,6 +3,7 @@ package wjoin.exec
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.{EngineRow, StreamRows}
+import wjoin.exec.codec.RowCodec
 
 /**
  * The N time-sorted inputs of one partition merged into one arrival order (the papers'

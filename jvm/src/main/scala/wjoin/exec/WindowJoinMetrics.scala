@@ -7,7 +7,6 @@ import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOper
 
 import wjoin.core.{JoinStats, WJoinEngine}
 import wjoin.exec.state.WindowJoinStateStore
-import wjoin.plan.StreamingStatistics
 
 /**
  * The SQL metrics of a W-join exec node, typed: one named [[SQLMetric]] field per metric, as
@@ -46,7 +45,7 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numShedRows: SQLMetric = all(ShedRows.key)
   val numShedProbes: SQLMetric = all(ShedProbes.key)
   /** Per input, numInputRows<i>. */
-  val numInputRowsOf: IndexedSeq[SQLMetric] = (0 until n).map(i => all(StreamingStatistics.inputRowsMetric(i)))
+  val numInputRowsOf: IndexedSeq[SQLMetric] = (0 until n).map(i => all(inputRowsMetric(i)))
   // Batch only.
   val peakBufferedRows: Option[SQLMetric] = opt(PeakBufferedRows)
   val joinTime: Option[SQLMetric] = opt(JoinTime)
@@ -65,7 +64,7 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   /** Streaming: rows read back from the state store to rebuild an engine (0 while engines are kept). */
   val numRestoredStateRows: Option[SQLMetric] = opt(RestoredStateRows)
   /** Per input, numStateKeys<i> (streaming, hashed plans). */
-  val numStateKeysOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(StreamingStatistics.stateKeysMetric(i)))
+  val numStateKeysOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(stateKeysMetric(i)))
 
   /**
    * The one place a task's engine counters and input counters become metrics.
@@ -114,6 +113,10 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
 }
 
 object WindowJoinMetrics {
+  /** Per-input metric names of the operator (numInputRows0, ...; numStateKeys0, ...), read back by the planner. */
+  def inputRowsMetric(i: Int): String = s"numInputRows$i"
+  def stateKeysMetric(i: Int): String = s"numStateKeys$i"
+
   /** One metric: its key in the node's map and what the UI shows. */
   final case class Declared(key: String, description: String)
 
@@ -148,7 +151,7 @@ object WindowJoinMetrics {
   private val batchOnly = Seq(PeakBufferedRows, TimeBands, ReplicatedRows, ForeignCombinations, ExcludedCombinations)
 
   private def inputRows(names: Seq[String]): Seq[Declared] =
-    names.indices.map(i => Declared(StreamingStatistics.inputRowsMetric(i), s"input rows of ${names(i)}"))
+    names.indices.map(i => Declared(inputRowsMetric(i), s"input rows of ${names(i)}"))
 
   /** The batch node's metrics map. */
   def batchMetrics(sc: SparkContext, names: Seq[String]): Map[String, SQLMetric] =
@@ -162,7 +165,7 @@ object WindowJoinMetrics {
   def streamingCustomMetrics(names: Seq[String], hashed: Boolean,
       anchored: Boolean = false): Seq[StatefulOperatorCustomMetric] =
     (common ++ Seq(RestoredStateRows) ++ (if (anchored) Seq(UndecidedAnchorRows) else Nil) ++ names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")) ++ inputRows(names) ++
-      (if (hashed) names.indices.map(i => Declared(StreamingStatistics.stateKeysMetric(i),
+      (if (hashed) names.indices.map(i => Declared(stateKeysMetric(i),
         s"distinct keys of ${names(i)} in the state after the batch")) else Nil))
       .map(m => StatefulOperatorCustomSumMetric(m.key, m.description))
 

@@ -4,8 +4,8 @@ import java.util.Locale
 
 import scala.jdk.CollectionConverters._
 
-import wjoin.core.WindowTermParser
 import wjoin.core.shedding.{Allocation, ResourceLimits}
+import wjoin.core.WindowTermParser
 import wjoin.errors.WJoinErrors
 
 /**

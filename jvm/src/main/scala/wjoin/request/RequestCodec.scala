@@ -12,7 +12,7 @@ import wjoin.errors.WJoinErrors
  * A [[WJoinRequest]] from its options as plain data, keyed by the Python argument names: what
  * py4j makes of the Python package's dict (lists are java.util.List, dicts java.util.Map, None
  * is null or absent), and what the Connect plugin makes of its message. The one codec of the
- * options; their values are checked by [[wjoin.plan.WindowJoinBuilder]].
+ * options; their values are checked by [[wjoin.plan.logical.WindowJoinBuilder]].
  *
  * {{{
  *   names       list of strings            window            text

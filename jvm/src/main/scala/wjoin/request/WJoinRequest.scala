@@ -9,7 +9,7 @@ import wjoin.core.{Algorithm, JoinHow, WindowStrategy}
  * One W-join as asked for, whatever the front end: the Scala builder ([[wjoin.WJoin]]), the
  * Python package through py4j and the Spark Connect plugin (both via [[RequestCodec]]), and the
  * SQL window clause ([[wjoin.sql.ResolveWindowJoinSql]]). Each builds this value and nothing
- * else; [[wjoin.plan.WindowJoinBuilder]] alone checks it against the inputs and turns it into
+ * else; [[wjoin.plan.logical.WindowJoinBuilder]] alone checks it against the inputs and turns it into
  * the logical plan.
  *
  * {{{

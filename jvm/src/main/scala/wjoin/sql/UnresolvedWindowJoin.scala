@@ -5,16 +5,16 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 
 import wjoin.core.{Algorithm, JoinHow}
-import wjoin.plan.WindowJoinBuilder
+import wjoin.plan.logical.WindowJoinBuilder
 import wjoin.request.{Choice, TimeColumns, WJoinRequest}
 
 /**
  * A W-join written in SQL, before its relations are resolved: what [[WJoinSqlParser]]
  * puts in place of the FROM clause's relations. [[ResolveWindowJoinSql]] turns it into the
- * same [[wjoin.plan.WindowJoin]] that the DataFrame API builds, once every input is resolved.
+ * same [[wjoin.plan.logical.WindowJoin]] that the DataFrame API builds, once every input is resolved.
  *
  * The join predicate is not here: the WHERE clause (and any ON conditions) stay Filters
- * above, and [[wjoin.plan.PushFiltersIntoWindowJoin]] merges them into the join's condition,
+ * above, and [[wjoin.plan.logical.PushFiltersIntoWindowJoin]] merges them into the join's condition,
  * exactly as for `WJoin(...).toDF.where(...)`.
  *
  * @param inputs      the FROM clause's relations, in order

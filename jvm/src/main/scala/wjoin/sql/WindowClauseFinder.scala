@@ -186,7 +186,7 @@ object WindowClauseFinder {
     /**
      * Lengths are checked here, so a bad one points at its position; whether the time
      * columns are timestamps or integral is known only at analysis, so any length valid for
-     * either passes ([[wjoin.plan.WindowJoinBuilder]] checks it again against the real columns).
+     * either passes ([[wjoin.plan.logical.WindowJoinBuilder]] checks it again against the real columns).
      */
     private def checkLengths(term: WindowTermSyntax): Unit = {
       val ends = term.length.foldLeft(Seq(Seq.empty[SqlToken])) { (parts, t) =>

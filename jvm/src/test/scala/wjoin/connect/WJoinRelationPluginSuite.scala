@@ -4,9 +4,9 @@ import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.BuildVersions
 import wjoin.connect.proto.{BudgetShares, InputColumn, InputColumns, NumberMap, StringList, WJoinRelation}
 import wjoin.errors.WJoinAnalysisException
+import wjoin.extension.BuildVersions
 
 /** The Connect message becomes the plain map the classic API passes (end to end: tests/on_connect). */
 class WJoinRelationPluginSuite extends AnyFunSuite {

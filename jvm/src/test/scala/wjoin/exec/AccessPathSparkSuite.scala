@@ -6,10 +6,11 @@ import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.functions.{abs, col}
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
-import wjoin.testkit.SharedSparkSession
 import wjoin.core.cost.AccessPath
 import wjoin.errors.WJoinAnalysisException
+import wjoin.exec.batch.WindowJoinExec
+import wjoin.testkit.SharedSparkSession
+import wjoin.WJoin
 
 
 /** Access paths (Kang et al. Sec. 4.2, the ICEIS 2005 study) in Spark: band predicates, forced and cost-chosen access paths, EXPLAIN. */

@@ -3,9 +3,9 @@ package wjoin.exec
 import org.apache.spark.sql.DataFrame
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
-import wjoin.testkit.{NullableRows, SharedSparkSession}
 import wjoin.errors.WJoinAnalysisException
+import wjoin.testkit.{NullableRows, SharedSparkSession}
+import wjoin.WJoin
 
 /**
  * Batch left outer, left semi and left anti W-joins against Spark's own joins: two inputs

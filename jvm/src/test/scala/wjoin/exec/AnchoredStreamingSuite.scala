@@ -4,8 +4,8 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.expr
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
 import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
+import wjoin.WJoin
 
 /**
  * Streaming left outer, left semi and left anti W-joins: the union over all micro-batches is

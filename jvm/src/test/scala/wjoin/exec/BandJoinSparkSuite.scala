@@ -9,10 +9,11 @@ import org.apache.spark.sql.functions.{abs, col, expr}
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
 import wjoin.core.cost.AccessPath
+import wjoin.exec.batch.WindowJoinExec
 import wjoin.plan.{BandKind, BandKinds}
 import wjoin.testkit.SharedSparkSession
+import wjoin.WJoin
 
 /**
  * Band joins on every orderable type against Spark's own join (range access paths forced

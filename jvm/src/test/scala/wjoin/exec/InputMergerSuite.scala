@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.{IntegerType, LongType}
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.{Algorithm, EnginePlan, EngineRow, StreamRows, UniformWindow, WindowMatrix}
+import wjoin.exec.codec.RowCodec
 
 /**
  * The [[InputMerger]] without Spark jobs: the arrival order (least time first, ties to the

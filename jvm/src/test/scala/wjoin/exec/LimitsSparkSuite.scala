@@ -5,9 +5,10 @@ import org.apache.spark.sql.execution.SimpleMode
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
-import wjoin.testkit.SharedSparkSession
 import wjoin.errors.WJoinAnalysisException
+import wjoin.exec.batch.WindowJoinExec
+import wjoin.testkit.SharedSparkSession
+import wjoin.WJoin
 
 /** Resource limits (Kang et al. Sec. 5.2) through Spark: sub-bag, budget, metrics, EXPLAIN, errors. */
 class LimitsSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {

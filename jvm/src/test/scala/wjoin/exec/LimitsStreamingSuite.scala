@@ -9,9 +9,9 @@ import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
-import wjoin.testkit.{SharedSparkSession, StreamingHarness}
 import wjoin.errors.WJoinAnalysisException
+import wjoin.testkit.{SharedSparkSession, StreamingHarness}
+import wjoin.WJoin
 
 /**
  * Resource limits on streams (Kang et al. Sec. 5.2): the eager shedding engine across

@@ -8,8 +8,9 @@ import org.apache.spark.sql.functions.{abs, col}
 import org.apache.spark.sql.wjoin.WJoinConf
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
+import wjoin.exec.batch.WindowJoinExec
 import wjoin.testkit.{NullableRows, SharedSparkSession}
+import wjoin.WJoin
 
 /**
  * The small-input plan (`spark.wjoin.smallInputBytes`): one task, no Exchange, exactly the

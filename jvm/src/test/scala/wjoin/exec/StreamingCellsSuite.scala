@@ -4,8 +4,8 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions.expr
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
 import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
+import wjoin.WJoin
 
 /**
  * Keyless streaming W-joins partitioned by band cells (`plan/StreamPartitioning.ByCells`): the

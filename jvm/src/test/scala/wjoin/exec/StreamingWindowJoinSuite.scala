@@ -5,9 +5,9 @@ import org.apache.spark.sql.functions.{col, window}
 import org.apache.spark.sql.streaming.StreamingQueryException
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
-import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
 import wjoin.errors.WJoinAnalysisException
+import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
+import wjoin.WJoin
 
 class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
   import StreamingHarness.wjoin

@@ -7,9 +7,10 @@ import org.apache.spark.sql.functions.{abs, col}
 import org.apache.spark.sql.wjoin.WJoinConf
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
 import wjoin.core.WindowMatrix
+import wjoin.exec.batch.WindowJoinExec
 import wjoin.testkit.SharedSparkSession
+import wjoin.WJoin
 
 /** Keyless batch W-joins partitioned into event-time bands give exactly the one-partition answer. */
 class TimeBandSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {

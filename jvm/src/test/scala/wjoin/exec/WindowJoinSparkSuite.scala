@@ -5,11 +5,12 @@ import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
 import wjoin.testkit.SharedSparkSession
+import wjoin.WJoin
 
-import wjoin.implicits._
 import wjoin.errors.WJoinAnalysisException
+import wjoin.exec.batch.WindowJoinExec
+import wjoin.implicits._
 
 class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
   import spark.implicits._
@@ -129,7 +130,7 @@ class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     val (a, b) = (ranged(7919), ranged(104729))
     val joined = WJoin("A" -> a, "B" -> b).on("k").time("t").window("3").toDF
     val filtered = joined.where(col("A.v") > 500 && col("A.v") + col("B.v") > 900).select(col("A.t"))
-    val join = filtered.queryExecution.optimizedPlan.collectFirst { case w: wjoin.plan.WindowJoin => w }.get
+    val join = filtered.queryExecution.optimizedPlan.collectFirst { case w: wjoin.plan.logical.WindowJoin => w }.get
     val pushed = join.children.head.collectFirst { case f: org.apache.spark.sql.catalyst.plans.logical.Filter => f }
     assert(pushed.exists(_.condition.sql.contains("> 500")), s"A.v > 500 not pushed into input A:\n$join")
     assert(join.children(1).collectFirst { case f: org.apache.spark.sql.catalyst.plans.logical.Filter => f }.isEmpty)

@@ -5,9 +5,10 @@ import org.apache.spark.sql.execution.SimpleMode
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
-import wjoin.testkit.SharedSparkSession
 import wjoin.errors.WJoinAnalysisException
+import wjoin.exec.batch.WindowJoinExec
+import wjoin.testkit.SharedSparkSession
+import wjoin.WJoin
 
 
 /** Window strategies (GCA / LCA / exact) and bidirectional path queries through Spark. */

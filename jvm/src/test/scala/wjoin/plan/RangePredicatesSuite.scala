@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.{RangeBinding, RealBand, RealKeys}
-import wjoin.exec.RowCodec
+import wjoin.exec.codec.RowCodec
 import wjoin.testkit.SharedSparkSession
 
 /**

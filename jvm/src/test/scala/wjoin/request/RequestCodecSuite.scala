@@ -6,11 +6,11 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.wjoin.SparkBridge
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.WJoin
 import wjoin.core.Durations
 import wjoin.errors.WJoinAnalysisException
-import wjoin.plan.WindowJoinBuilder
+import wjoin.plan.logical.WindowJoinBuilder
 import wjoin.testkit.SharedSparkSession
+import wjoin.WJoin
 
 /** The W-join from plain-data arguments (what the Python package sends): every check is the JVM's. */
 class RequestCodecSuite extends AnyFunSuite with SharedSparkSession {

@@ -3,8 +3,8 @@ package wjoin.sql
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.testkit.SharedSparkSession
 import wjoin.errors.WJoinAnalysisException
+import wjoin.testkit.SharedSparkSession
 
 /**
  * Misuse of the SQL W-join fails inside `spark.sql`, before any job: syntax errors and

@@ -10,8 +10,8 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.WJoin
 
-import wjoin.exec.WindowJoinExec
-import wjoin.plan.WindowJoin
+import wjoin.exec.batch.WindowJoinExec
+import wjoin.plan.logical.WindowJoin
 import wjoin.testkit.SharedSparkSession
 
 /**

@@ -6,6 +6,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import wjoin.core.{Algorithm, EnginePlan, WJoinEngine, WindowMatrix}
+import wjoin.exec.codec.RowCodec
 
 /**
  * What a generic join predicate (no range form: a string comparison and arithmetic, like a

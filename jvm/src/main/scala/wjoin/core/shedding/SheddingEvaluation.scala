@@ -1,7 +1,6 @@
 package wjoin.core.shedding
 
-import wjoin.core.{BackwardEvaluation, EngineListener, EngineMode, EnginePlan, ForwardEvaluation, RangeValues,
-  TupleFilter}
+import wjoin.core.{BackwardEvaluation, EngineListener, EngineMode, EnginePlan, ForwardEvaluation, RangeValues, TupleFilter}
 
 /**
  * The load-shedding engines: backward and forward evaluation with the budgets of a

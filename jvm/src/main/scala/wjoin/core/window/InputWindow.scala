@@ -1,7 +1,7 @@
 package wjoin.core.window
 
-import wjoin.core.EnginePlan
 import wjoin.core.cost.AccessPath
+import wjoin.core.EnginePlan
 import wjoin.core.index.RangeWindow
 
 /**

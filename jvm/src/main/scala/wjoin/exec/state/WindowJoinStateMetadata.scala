@@ -10,8 +10,8 @@ import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileMana
 import org.json4s._
 import org.json4s.jackson.JsonMethods
 
-import wjoin.BuildVersions
 import wjoin.errors.WJoinErrors
+import wjoin.extension.BuildVersions
 
 /**
  * What a streaming W-join records about its state, beside Spark's own operator metadata, and

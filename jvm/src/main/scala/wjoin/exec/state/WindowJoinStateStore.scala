@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.Platform
 
 import wjoin.core.{EngineRow, WindowMatrix}
-import wjoin.exec.RowCodec
+import wjoin.exec.codec.RowCodec
 
 /**
  * The state of one partition of a streaming W-join in Spark's state store, kept apart from
@@ -42,7 +42,7 @@ import wjoin.exec.RowCodec
  * (evicted) by an earlier batch and is not loaded again (ordered mode: the frontier says it).
  *
  * The store is the durable truth; this object is its index, kept in executor memory with the
- * engine across micro-batches ([[wjoin.exec.StreamingEngineCache]]): which chunks exist
+ * engine across micro-batches ([[wjoin.exec.streaming.StreamingEngineCache]]): which chunks exist
  * ([[ChunkInfo]]) and until when they are needed, the sweep frontier, the anchors' bits. Each
  * batch ([[begin]]) writes only its changes: its new chunks, the chunks that expired, the bits
  * that changed. A new query run, a restart, a moved task or a version mismatch starts from a

@@ -2,8 +2,8 @@ package wjoin.core.cost
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.core.{EnginePlan, RangeBinding}
 import wjoin.core.cost.AccessPath._
+import wjoin.core.{EnginePlan, RangeBinding}
 import wjoin.errors.WJoinAnalysisException
 
 /** The per-input access-path choice, probe orders and tau, without Spark. */

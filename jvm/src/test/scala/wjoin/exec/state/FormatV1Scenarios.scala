@@ -11,8 +11,8 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
 import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryProgress}
 
-import wjoin.WJoin
 import wjoin.testkit.StreamingHarness
+import wjoin.WJoin
 
 /**
  * Streaming W-joins whose checkpoints, written by spark-wjoin before its state format had a

@@ -10,9 +10,9 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.streaming.StreamingQueryException
 import org.scalatest.funsuite.AnyFunSuite
 
-import wjoin.BuildVersions
-import wjoin.testkit.SharedSparkSession
 import wjoin.errors.WJoinAnalysisException
+import wjoin.extension.BuildVersions
+import wjoin.testkit.SharedSparkSession
 
 /**
  * Checkpoints written by spark-wjoin before its state format had a version

@@ -15,9 +15,9 @@ import org.apache.spark.sql.types.{IntegerType, LongType}
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.{Algorithm, EnginePlan, UniformWindow, WindowMatrix}
-import wjoin.exec.RowCodec
-import wjoin.testkit.{SharedSparkSession, StreamingHarness}
 import wjoin.errors.WJoinAnalysisException
+import wjoin.exec.codec.RowCodec
+import wjoin.testkit.{SharedSparkSession, StreamingHarness}
 
 /**
  * [[WindowJoinStateStore]] on real state stores of both providers, without a streaming query:

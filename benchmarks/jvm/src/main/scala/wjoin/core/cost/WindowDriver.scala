@@ -1,7 +1,7 @@
 package wjoin.core.cost
 
-import wjoin.core.window.{HashWindow, ScanWindow, TimeSortedBuffer}
 import wjoin.core.index.{BPlusTree, RangeWindow, TTree}
+import wjoin.core.window.{HashWindow, ScanWindow, TimeSortedBuffer}
 
 /**
  * A count-based sliding window of `capacity` rows held in one access path, driven the way

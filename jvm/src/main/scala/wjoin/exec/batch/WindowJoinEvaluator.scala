@@ -1,0 +1,64 @@
+package wjoin.exec
+package batch
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.InternalRow
+
+import wjoin.core.shedding.ShedPlan
+import wjoin.core.{EngineDrive, EngineListener, JoinHow, TimeBands, WJoinEngine}
+import wjoin.exec.codec.RowCodec
+
+/**
+ * Runs one partition of a batch W-join: the [[InputMerger]] merges the N time-sorted inputs
+ * into one arrival order, the [[WJoinEngine]] (Hammad et al. Sec. 3: NLW-, HW- or MW-join)
+ * finds the combinations, and the partition's [[JoinOutput]] turns them into rows, all driven
+ * by one [[PartitionDriver]] (the streaming evaluator plugs its micro-batch into the same
+ * driver). Everything Spark-specific about rows is in the codec; the algorithms live in
+ * `wjoin.core`.
+ *
+ * {{{
+ *   inputs ──InputMerger──> EngineDrive (WJoinEngine; end: finish(), anchors: evictAll()) ──JoinOutput──> rows
+ *                                              (banded: drop tuples owned by a later band)
+ * }}}
+ *
+ * @param codec   rows of the inputs: time, key, stored form, residual, output
+ * @param metrics the exec node's metrics
+ * @param bands   time bands, when partition b holds band b of every input ([[TimeBands]]):
+ *                only combinations whose earliest member is in band b are emitted, and input
+ *                rows were counted before the band shuffle
+ * @param how     what is emitted; left, left_semi and left_anti decide anchor rows
+ *                (never banded: an anchor row replicated to several bands would be decided
+ *                in each)
+ * @param shed    resource limits: the budgets of each partition (its engine is the shedding
+ *                variant, seeded with the partition index)
+ */
+class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Option[TimeBands] = None,
+    how: JoinHow = JoinHow.Inner, shed: Option[ShedPlan] = None) extends Serializable {
+  assert(!(how.anchored && bands.isDefined), s"a '$how' W-join decides each anchor row in one partition: no time bands")
+  private def plan = codec.plan
+
+  def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
+    val combined = codec.combinedRow()
+    val decisions = if (how.anchored) Some(JoinHow.decisions(how)) else None
+    val listener = decisions.fold[EngineListener](EngineListener.Silent)(d => new EngineListener {
+      override def evicted(input: Int, time: Long, row: AnyRef): Unit = if (input == 0) d.evicted(row)
+    })
+    val engine = WJoinEngine.batch(plan, codec.tupleFilter(partitionIndex, combined), codec.rangeValues(), shed,
+      partitionIndex, listener)
+    val emit = codec.outputWriter(combined)
+    val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
+    // Anchors still buffered at the end of input are decided once every combination is out.
+    val endSteps = Seq(() => engine.finish()) ++ decisions.map(_ => () => engine.evictAll())
+    val output = decisions match {
+      case Some(d) => new JoinOutput.Anchored(d, emit, codec.anchorWriter(how))
+      case None => bands.fold[JoinOutput](new JoinOutput.Combinations(emit))(b =>
+        new JoinOutput.BandCombinations(emit, b.upperOf(partitionIndex), engine.times, plan.forward))
+    }
+    val started = System.nanoTime()
+    val driver = new PartitionDriver(new EngineDrive(engine, merger, engine.feed, endSteps), output, rowsOut =>
+      metrics.publish(engine.stats, merger, output.foreign, banded = bands.isDefined,
+        nanos = System.nanoTime() - started, outputRows = Some(rowsOut)))
+    Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => driver.finish()))
+    driver
+  }
+}

@@ -1,0 +1,269 @@
+package wjoin.exec
+package codec
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
+import org.apache.spark.sql.catalyst.types.DataTypeUtils
+import org.apache.spark.sql.types._
+
+import wjoin.core.{EnginePlan, JoinHow, RangeValues, RealKeys, TupleFilter}
+
+/**
+ * How one input's event time is read from its rows (Spark-specific; the band arithmetic is
+ * [[wjoin.core.TimeBands]]). A row whose time is NULL never matches; it is tested on every
+ * row, whatever the column's declared nullability (a source may declare a column non-NULL and
+ * still produce NULLs; the test is one bit of an UnsafeRow, and a NULL read as a number
+ * would be time 0 and join).
+ *
+ * @param ordinal  the time column's position in the input's rows
+ * @param dataType timestamp, timestamp_ntz (microseconds) or an integral type (units)
+ */
+private[exec] final case class TimeColumn(ordinal: Int, dataType: DataType) {
+  def isNull(row: InternalRow): Boolean = row.isNullAt(ordinal)
+
+  /** The time reader, bound once to the column's type (for per-row loops). */
+  def reader: InternalRow => Long = {
+    val o = ordinal
+    dataType match {
+      case IntegerType => r => r.getInt(o).toLong
+      case ShortType => r => r.getShort(o).toLong
+      case ByteType => r => r.getByte(o).toLong
+      case _ => r => r.getLong(o) // TimestampType, TimestampNTZType, LongType: microseconds or units
+    }
+  }
+}
+
+private[exec] object TimeColumn {
+  def of(attributes: Seq[Attribute], time: Attribute): TimeColumn = {
+    val ordinal = attributes.indexWhere(_.exprId == time.exprId)
+    assert(ordinal >= 0, s"time column $time is not a column of its input")
+    TimeColumn(ordinal, time.dataType)
+  }
+}
+
+/**
+ * Everything Spark-specific about the rows of one W-join, shared by the batch evaluator
+ * ([[WindowJoinEvaluator]]) and the streaming one ([[StreamingWindowJoinEvaluator]]), which
+ * both hold one: time and key readers, what is buffered of a row, the residual predicate
+ * compiled per (origin, depth), the range attributes of indexed inputs, the output row. The
+ * engine (`wjoin.core`) sees rows only as opaque objects with a time and a key.
+ *
+ * {{{
+ *   input row ──time / key readers──> (t, key) ──storer──> buffered UnsafeRow (stored columns)
+ *   engine tuple (one buffered row per input) ──tupleFilter──> residual test at (origin, depth)
+ *                                             ──outputWriter─> output UnsafeRow
+ * }}}
+ *
+ * @param inputAttributes each input's columns, in input order
+ * @param timeColumns     each input's event-time column
+ * @param keys            each input's hash-key expressions (empty when not hashed)
+ * @param residual        conjuncts the engine must test (window bounds are not among them)
+ * @param output          the node's output columns
+ * @param plan            the engine plan (matrix, algorithm, probe orders, access paths)
+ * @param storeAlso       columns to buffer besides those of the output and the residual
+ *                        (streaming keeps time and key columns, to rebuild from the state)
+ * @param rangeAttributes per input, the range attributes of the plan's range bindings
+ */
+final class RowCodec(
+    val inputAttributes: Seq[Seq[Attribute]],
+    timeColumns: Seq[Expression],
+    keys: Seq[Seq[Expression]],
+    residual: Seq[Expression],
+    output: Seq[Attribute],
+    val plan: EnginePlan,
+    storeAlso: Seq[Attribute] = Nil,
+    rangeAttributes: Seq[Seq[Expression]] = Nil) extends Serializable {
+
+  val n: Int = inputAttributes.size
+
+  /**
+   * What the engine buffers of each input row: the columns of the output, of the residual
+   * predicate, of the range bindings and `storeAlso`, nothing else (time and key are read
+   * before). A count buffers empty rows.
+   */
+  val storedAttributes: Seq[Seq[Attribute]] = {
+    val needed = AttributeSet(output) ++ AttributeSet(residual.flatMap(_.references)) ++ AttributeSet(storeAlso) ++
+      AttributeSet(rangeAttributes.flatten.flatMap(_.references))
+    inputAttributes.map(_.filter(needed.contains))
+  }
+
+  /** Each input's time column in its rows. */
+  val time: IndexedSeq[TimeColumn] =
+    timeColumns.indices.map(i => TimeColumn.of(inputAttributes(i), timeColumns(i).asInstanceOf[Attribute]))
+
+  /**
+   * Key of a row of `attributes` (default: input i's columns) as a hashable object, or null
+   * when any key column is NULL or the plan is not hashed.
+   */
+  def keyReader(i: Int, attributes: Seq[Attribute] = Nil): InternalRow => AnyRef = {
+    if (!plan.hashed) return _ => null
+    val bound = keys(i).map(BindReferences.bindReference(_, if (attributes.isEmpty) inputAttributes(i) else attributes))
+    bound match {
+      case Seq(single) if Seq(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType)
+          .contains(single.dataType) =>
+        r => single.eval(r) match {
+          case null => null
+          case v: java.lang.Number => java.lang.Long.valueOf(v.longValue())
+          case other => throw new IllegalStateException(s"unexpected key value $other")
+        }
+      case _ =>
+        val project = UnsafeProjection.create(bound)
+        r => { val k = project(r); if (k.anyNull) null else k.copy() }
+    }
+  }
+
+  /** The buffered form of an input row: an UnsafeRow copy of its stored columns. */
+  def storer(i: Int): InternalRow => UnsafeRow = {
+    if (storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)) {
+      val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
+      (row: InternalRow) => row match {
+        case u: UnsafeRow => u.copy()
+        case r => toUnsafe(r).copy()
+      }
+    } else {
+      val project = UnsafeProjection.create(storedAttributes(i), inputAttributes(i))
+      (row: InternalRow) => project(row).copy()
+    }
+  }
+
+  /** The depth of `origin`'s probe order at which all of a conjunct's inputs are bound. */
+  private def depthOf(origin: Int, conjunct: Expression): Int = {
+    val inputs = (0 until n).filter(i => conjunct.references.exists(a => inputAttributes(i).exists(_.exprId == a.exprId)))
+    (inputs.map(i => if (i == origin) 0 else plan.probeOrder(origin).indexOf(i)) :+ 0).max
+  }
+
+  /**
+   * The range attributes of buffered rows (indexed inputs), as keys: integral, date and
+   * timestamp values as they are, float, double and decimal ones as [[RealKeys]] (the reader
+   * is chosen per attribute, once). A NULL reads as Long.MinValue: its band conjunct, which
+   * stays in the residual, is never true, so where such a row lands in an index or which range
+   * it opens only costs candidates, never results.
+   */
+  def rangeValues(): RangeValues = {
+    if (!plan.indexed.exists(identity)) return RangeValues.None
+    val readers: Array[Array[InternalRow => Long]] = Array.tabulate(n) { i =>
+      rangeAttributes.lift(i).getOrElse(Nil).map(RowCodec.rangeKey(_, storedAttributes(i))).toArray
+    }
+    new RangeValues {
+      def value(input: Int, attr: Int, row: AnyRef): Long = readers(input)(attr)(row.asInstanceOf[InternalRow])
+    }
+  }
+
+  /** The output row of a decided anchor row (see [[AnchorWriter]]). */
+  def anchorWriter(how: JoinHow): AnyRef => InternalRow = AnchorWriter(this, output, how)
+
+  /** A combined-row view of engine tuples over the stored columns. */
+  def combinedRow(): CombinedRow = new CombinedRow(storedAttributes.map(_.size))
+
+  /** The residual predicate, compiled per (origin, depth) where its inputs are first bound. */
+  def tupleFilter(partitionIndex: Int, combined: CombinedRow): TupleFilter = {
+    val allAttributes = storedAttributes.flatten
+    val predicates: Array[BasePredicate] = Array.tabulate(n * n) { od =>
+      val (origin, depth) = (od / n, od % n)
+      val due = residual.filter(c => depthOf(origin, c) == depth)
+      if (depth >= n - 1 || due.isEmpty) null
+      else {
+        val p = Predicate.create(due.reduce(And), allAttributes)
+        p.initialize(partitionIndex)
+        p
+      }
+    }
+    new TupleFilter {
+      def activeAt(origin: Int, depth: Int): Boolean = predicates(origin * n + depth) != null
+      def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
+        predicates(origin * n + depth).eval(combined.of(tuple))
+    }
+  }
+
+  /**
+   * The output row of a combination. When the output is exactly the buffered columns (no
+   * column kept for the predicate alone) it is the buffered rows side by side, concatenated
+   * by Spark's generated UnsafeRowJoiner, which copies bytes instead of going field by field;
+   * otherwise a projection over the combined row.
+   */
+  def outputWriter(combined: CombinedRow): Array[AnyRef] => InternalRow = {
+    if (output.map(_.exprId) != storedAttributes.flatten.map(_.exprId)) {
+      val project = UnsafeProjection.create(output, storedAttributes.flatten)
+      return tuple => project(combined.of(tuple))
+    }
+    val schemas = storedAttributes.map(DataTypeUtils.fromAttributes)
+    val joiners = (1 until n).map(k =>
+      GenerateUnsafeRowJoiner.create(DataTypeUtils.fromAttributes(storedAttributes.take(k).flatten), schemas(k))).toArray
+    tuple => {
+      var row = tuple(0).asInstanceOf[UnsafeRow]
+      var k = 1
+      while (k < n) { row = joiners(k - 1).join(row, tuple(k).asInstanceOf[UnsafeRow]); k += 1 }
+      row
+    }
+  }
+}
+
+object RowCodec {
+  /**
+   * The range key of `e` (an attribute of a range binding) in rows of `attributes`: integral,
+   * date and timestamp values as they are, float, double and decimal ones as [[RealKeys]];
+   * NULL as Long.MinValue. The conversion is chosen once, by the type.
+   */
+  def rangeKey(e: Expression, attributes: Seq[Attribute]): InternalRow => Long = {
+    val bound = BindReferences.bindReference(e, attributes)
+    val key: Any => Long = e.dataType match {
+      case FloatType => v => RealKeys.encode(v.asInstanceOf[java.lang.Float].doubleValue)
+      case DoubleType => v => RealKeys.encode(v.asInstanceOf[java.lang.Double].doubleValue)
+      case _: DecimalType => v => RealKeys.encode(v.asInstanceOf[Decimal].toDouble)
+      case _ => {
+        case v: java.lang.Number => v.longValue()
+        case other => throw new IllegalStateException(s"unexpected range value $other")
+      }
+    }
+    (r: InternalRow) => bound.eval(r) match {
+      case null => Long.MinValue
+      case v => key(v)
+    }
+  }
+}
+
+/**
+ * The output row of a decided anchor row (a stored row of input 0) of an anchored W-join
+ * ([[wjoin.core.AnchorDecisions]]): left outer pads it with NULLs for every column of the
+ * other inputs (read through all-NULL placeholders, the columns bound as nullable); left semi
+ * and left anti project its own columns.
+ */
+private[exec] object AnchorWriter {
+  def apply(codec: RowCodec, output: Seq[Attribute], how: JoinHow): AnyRef => InternalRow = how match {
+    case JoinHow.LeftOuter =>
+      val combined = codec.combinedRow()
+      val project = UnsafeProjection.create(output, codec.storedAttributes.flatten.map(_.withNullability(true)))
+      val tuple = new Array[AnyRef](codec.n)
+      anchor => { tuple(0) = anchor; project(combined.of(tuple)) }
+    case JoinHow.LeftSemi | JoinHow.LeftAnti =>
+      val project = UnsafeProjection.create(output, codec.storedAttributes.head)
+      anchor => project(anchor.asInstanceOf[InternalRow])
+    case JoinHow.Inner => throw new AssertionError("an inner W-join outputs no anchor rows alone")
+  }
+}
+
+/**
+ * The current combination as one row over all inputs' columns (nested JoinedRows), for the
+ * compiled predicate. Inputs not bound yet read as all-NULL rows of the right width (the
+ * predicate never looks at them).
+ *
+ * @param widths per input, the number of stored columns
+ */
+private[exec] final class CombinedRow(widths: Seq[Int]) {
+  private val n = widths.size
+  private val placeholders: Array[InternalRow] = widths.map(w => new GenericInternalRow(w): InternalRow).toArray
+  private val joins = Array.fill(math.max(1, n - 1))(new JoinedRow)
+  for (k <- 1 until n - 1) joins(k).withLeft(joins(k - 1))
+  private val top: InternalRow = joins(n - 2)
+
+  final def of(tuple: Array[AnyRef]): InternalRow = {
+    joins(0).withLeft(at(tuple, 0)).withRight(at(tuple, 1))
+    var k = 1
+    while (k < n - 1) { joins(k).withRight(at(tuple, k + 1)); k += 1 }
+    top
+  }
+
+  private def at(tuple: Array[AnyRef], i: Int): InternalRow =
+    if (tuple(i) == null) placeholders(i) else tuple(i).asInstanceOf[InternalRow]
+}

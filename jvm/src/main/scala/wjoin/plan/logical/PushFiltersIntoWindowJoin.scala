@@ -1,0 +1,85 @@
+package wjoin.plan
+package logical
+
+import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelper, PythonFuncExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
+import org.apache.spark.sql.catalyst.rules.Rule
+
+import wjoin.core.{JoinHow, StreamRows}
+
+/**
+ * Filter push-down for [[WindowJoin]], as Spark's PushPredicateThroughJoin does for inner
+ * joins: a deterministic conjunct over one input's columns moves into that input (fewer rows
+ * to buffer); a deterministic conjunct over several inputs joins the W-join condition (it is
+ * then tested as soon as its inputs are bound); anything else stays where it is, and so does
+ * a Python UDF over several inputs (Spark evaluates Python UDFs in their own operator, which it
+ * can only extract from a Filter or Project).
+ *
+ * Left, left_semi and left_anti W-joins (the first input is the anchor), as Spark pushes
+ * through outer and semi joins: a filter above moves only into the anchor (its other
+ * conjuncts test NULL-padded rows of a left join and stay above); a conjunct of the join
+ * condition over one input moves into that input unless it is the anchor (an anchor row that
+ * fails it is still output by left and left_anti), except for left_semi, where it may.
+ */
+object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper {
+  def callsPython(e: Expression): Boolean = e.exists(_.isInstanceOf[PythonFuncExpression])
+
+  override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
+    case Filter(filterCondition, w: WindowJoin) if w.resolved && w.how.anchored =>
+      val (anchor, rest) = splitConjunctivePredicates(filterCondition).partition(anchorOnly(w, _))
+      if (anchor.isEmpty) Filter(filterCondition, w) else {
+        val pushed = w.copy(children = Filter(anchor.reduce(And), w.children.head) +: w.children.tail)
+        if (rest.isEmpty) pushed else Filter(rest.reduce(And), pushed)
+      }
+    case Filter(filterCondition, w: WindowJoin) if w.resolved =>
+      val (deterministic, rest) = splitConjunctivePredicates(filterCondition).partition(c =>
+        c.deterministic && (!callsPython(c) || isSingleInput(w, c)))
+      if (deterministic.isEmpty) Filter(filterCondition, w) else {
+        val pushed = pushInto(w, deterministic)
+        if (rest.isEmpty) pushed else Filter(rest.reduce(And), pushed)
+      }
+    case w: WindowJoin if w.resolved && w.condition.exists(splitConjunctivePredicates(_).exists(isSingleInput(w, _))) =>
+      pushInto(w.copy(condition = None), splitConjunctivePredicates(w.condition.get))
+  }
+
+  /**
+   * A deterministic conjunct over the columns of one input only, which may move below the
+   * W-join. Not into an input with a ROWS window: its window is the last k rows of the input
+   * as given, and filtering first would count other rows.
+   */
+  private def isSingleInput(w: WindowJoin, c: Expression): Boolean = {
+    val limits = w.windows.rowLimits
+    c.deterministic && c.references.nonEmpty && w.children.indices.exists(i =>
+      limits(i) == StreamRows.NoLimit && c.references.subsetOf(w.children(i).outputSet) && mayFilter(w, i))
+  }
+
+  /** A condition conjunct may filter input i first: any input of an inner or left_semi W-join, else not the anchor. */
+  private def mayFilter(w: WindowJoin, i: Int): Boolean = i > 0 || w.how == JoinHow.Inner || w.how == JoinHow.LeftSemi
+
+  /** Only the anchor's own rows: the anchor has no ROWS window. */
+  private def anchorOnly(w: WindowJoin, c: Expression): Boolean = {
+    c.deterministic && c.references.nonEmpty && w.windows.rowLimits(0) == StreamRows.NoLimit &&
+      c.references.subsetOf(w.children.head.outputSet)
+  }
+
+  private def pushInto(w: WindowJoin, conjuncts: Seq[Expression]): WindowJoin = {
+    val (single, multi) = conjuncts.partition(isSingleInput(w, _))
+    val children = w.children.zipWithIndex.map { case (child, i) =>
+      val mine = if (!mayFilter(w, i)) Nil else single.filter(_.references.subsetOf(child.outputSet))
+      if (mine.isEmpty) child else Filter(mine.reduce(And), child)
+    }
+    val condition = (w.condition.toSeq.flatMap(splitConjunctivePredicates) ++ multi).reduceOption(And)
+    w.copy(children = children, condition = condition)
+  }
+}
+
+/**
+ * Narrows a [[WindowJoin]]'s output to the columns its parent projection uses (a count needs
+ * none), so each combination costs only those columns and ColumnPruning can prune the inputs.
+ */
+object PruneWindowJoinOutput extends Rule[LogicalPlan] {
+  override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
+    case p @ Project(list, w: WindowJoin) if w.resolved && !w.outputSet.subsetOf(p.references) =>
+      p.copy(child = w.copy(outputColumns = w.outputColumns.filter(p.references.contains)))
+  }
+}
