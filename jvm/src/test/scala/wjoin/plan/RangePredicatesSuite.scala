@@ -4,8 +4,8 @@ import scala.util.Random
 
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
-import org.apache.spark.sql.catalyst.expressions.{And, AttributeSet, CommonExpressionRef, Expression, GenericInternalRow,
-  JoinedRow, Predicate, PredicateHelper, RuntimeReplaceable, With}
+import org.apache.spark.sql.catalyst.expressions.{And, AttributeSet, GenericInternalRow, JoinedRow, Predicate,
+  PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.Filter
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.types.{StructField, StructType}
@@ -14,6 +14,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import wjoin.core.{RangeBinding, RealBand, RealKeys}
 import wjoin.exec.codec.RowCodec
 import wjoin.testkit.SharedSparkSession
+import wjoin.testkit.OptimizedForms.replaced
 
 /**
  * Range extraction for every type and form: each band conjunct is recognised, and for pairs
@@ -43,15 +44,6 @@ class RangePredicatesSuite extends AnyFunSuite with SharedSparkSession with Pred
     val outputs = Seq(aOut, bOut)
     val keys = (0 to 1).map(i => ranges.attributes(i).map(RowCodec.rangeKey(_, outputs(i))))
     // Spark's evaluation of the conjuncts (BETWEEN and `ts - INTERVAL` as the optimizer replaces them)
-    def replaced(e: Expression): Expression = {
-      val next = e.transformUp {
-        case r: RuntimeReplaceable => r.replacement
-        case w: With =>
-          val defs = w.defs.map(d => d.id -> d.child).toMap
-          w.child.transform { case ref: CommonExpressionRef => defs(ref.id) }
-      }
-      if (next.fastEquals(e)) e else replaced(next)
-    }
     val predicate = Predicate.create(replaced(conjuncts.reduce(And)), aOut ++ bOut)
     val toCatalyst = CatalystTypeConverters.createToCatalystConverter(kind.dt)
     val rnd = new Random(form.hashCode)

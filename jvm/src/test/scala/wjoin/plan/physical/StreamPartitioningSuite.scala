@@ -5,8 +5,8 @@ import scala.util.Random
 
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
-import org.apache.spark.sql.catalyst.expressions.{And, AttributeSet, BindReferences, CommonExpressionRef, Expression,
-  GenericInternalRow, JoinedRow, Predicate, PredicateHelper, RuntimeReplaceable, With}
+import org.apache.spark.sql.catalyst.expressions.{And, AttributeSet, BindReferences, GenericInternalRow,
+  JoinedRow, Predicate, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.Filter
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
@@ -16,6 +16,7 @@ import wjoin.core.BandCells
 import wjoin.exec.streaming.BandCellsExec
 import wjoin.plan.physical.StreamPartitioning.{ByCells, OnePartition}
 import wjoin.testkit.SharedSparkSession
+import wjoin.testkit.OptimizedForms.replaced
 
 /**
  * Cells from band predicates: for every type and two-sided band form, every pair of values
@@ -34,16 +35,6 @@ class StreamPartitioningSuite extends AnyFunSuite with SharedSparkSession with P
     val plan = dfs.reduce(_ crossJoin _).where(expr(form)).queryExecution.analyzed
     val cond = plan.collectFirst { case f: Filter => f.condition }.get
     (splitConjunctivePredicates(cond), dfs.map(_.queryExecution.analyzed.output))
-  }
-
-  private def replaced(e: Expression): Expression = {
-    val next = e.transformUp {
-      case r: RuntimeReplaceable => r.replacement
-      case w: With =>
-        val defs = w.defs.map(d => d.id -> d.child).toMap
-        w.child.transform { case ref: CommonExpressionRef => defs(ref.id) }
-    }
-    if (next.fastEquals(e)) e else replaced(next)
   }
 
   private def twoSided(form: String): Boolean =
