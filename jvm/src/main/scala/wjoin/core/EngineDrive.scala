@@ -50,7 +50,7 @@ final class EngineDrive(engine: WJoinEngine, feed: Iterator[EngineRow], offer: E
   override def hasNext: Boolean = advance(pause = false)
 
   override def next(): Array[AnyRef] = {
-    if (!hasNext) throw new NoSuchElementException("the engine's input is exhausted")
+    if (!ready && !hasNext) throw new NoSuchElementException("the engine's input is exhausted")
     ready = false
     engine.tuple
   }

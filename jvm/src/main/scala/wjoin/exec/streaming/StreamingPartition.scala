@@ -40,12 +40,19 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
   /** Anchored W-joins only. */
   val decisions: Option[AnchorDecisions] =
     if (how.anchored) Some(JoinHow.decisions(how, firstMatch = state.matched)) else None
-  private val listener = new EngineListener {
-    override def evicted(input: Int, time: Long, row: AnyRef): Unit = {
-      state.evicted(input, time, row)
-      if (input == 0) decisions.foreach(_.evicted(row))
+  // Chosen once: an inner W-join's evictions only update the state's bookkeeping.
+  private val listener: EngineListener = decisions match {
+    case None => new EngineListener {
+      override def evicted(input: Int, time: Long, row: AnyRef): Unit = state.evicted(input, time, row)
+      override def shed(input: Int, row: AnyRef): Unit = state.retract(input, row)
     }
-    override def shed(input: Int, row: AnyRef): Unit = state.retract(input, row)
+    case Some(d) => new EngineListener {
+      override def evicted(input: Int, time: Long, row: AnyRef): Unit = {
+        state.evicted(input, time, row)
+        if (input == 0) d.evicted(row)
+      }
+      override def shed(input: Int, row: AnyRef): Unit = state.retract(input, row)
+    }
   }
   val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
     codec.rangeValues(), shed, partitionIndex, listener)
