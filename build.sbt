@@ -1,33 +1,73 @@
 // spark-wjoin: the multi-way sliding-window join as a Spark SQL extension.
-// Spark is "provided": the jar carries only our classes and runs on any Spark 4.3 cluster.
+// Spark is "provided": each jar carries only our classes and runs on any cluster of its Spark minor.
 ThisBuild / scalaVersion := "2.13.18"
-ThisBuild / organization := "io.github.sparkwjoin"
-// The versions of spark-wjoin and of the Spark it is built for: one source, read by pyproject.toml too.
+ThisBuild / organization := versionOf("maven_group")
+// The versions of spark-wjoin and of the Sparks it is built for: one source, read by
+// pyproject.toml, bin/setup and the Python package too.
 lazy val versionFile = file("python/wjoin/_version.py")
 def versionOf(key: String): String = {
   val pattern = ("(?m)^" + key + """ = "([^"]+)"""").r
   pattern.findFirstMatchIn(IO.read(versionFile)).map(_.group(1)).getOrElse(sys.error(s"no $key in $versionFile"))
 }
 ThisBuild / version := versionOf("__version__")
-lazy val builtForSpark = versionOf("spark_version")
-
-// Spark 4.3.0 is compiled against (never packaged) from the jars of the pinned pyspark wheel in
-// .venv/: the JVM build and the Python runtime then use byte-identical Spark, and no Spark
-// artifact has to be resolved separately. bin/setup creates .venv before sbt runs.
-// WJOIN_SPARK_JARS overrides the folder (e.g. $SPARK_HOME/jars of a Spark 4.3 install).
-lazy val sparkJarsDir: File = sys.env.get("WJOIN_SPARK_JARS").map(file).getOrElse {
-  val venvLib = file(".venv").getAbsoluteFile / "lib"
-  val found = Option(venvLib.listFiles).toSeq.flatten.map(_ / "site-packages" / "pyspark" / "jars")
-  found.find(_.isDirectory).getOrElse(venvLib / "python3" / "site-packages" / "pyspark" / "jars")
+// Spark minor -> the pyspark release its jar is compiled against, e.g. "4.2" -> "4.2.1".
+lazy val sparkBuilds: Map[String, String] = {
+  val line = "(?m)^spark_builds = \\{([^}]*)\\}".r.findFirstMatchIn(IO.read(versionFile))
+    .getOrElse(sys.error(s"no spark_builds in $versionFile")).group(1)
+  "\"([0-9.]+)\": \"([0-9.]+)\"".r.findAllMatchIn(line).map(m => m.group(1) -> m.group(2)).toMap
 }
+def minorNumber(v: String): Int = v.split('.').map(_.toInt) match { case Array(a, b) => a * 100 + b }
+lazy val newestSpark = sparkBuilds.keys.maxBy(minorNumber)
+
+// The one setting that selects the Spark a build is for: `bin/sbt -Dwjoin.spark=4.1 package`
+// (default: the newest). It picks the Spark jars to compile against, the version folders of
+// the bridge (jvm/src/main/scala-spark-<minor>: what differs between Spark releases, and
+// nothing else), the artifact name spark-wjoin_<minor>_2.13 and a target folder of its own.
+lazy val sparkMinor = settingKey[String]("the Spark minor (e.g. 4.3) this build compiles for")
+ThisBuild / sparkMinor := sys.props.getOrElse("wjoin.spark", newestSpark)
+
+// Spark is compiled against (never packaged) from the jars of that minor's pinned pyspark
+// wheel: .venv/ for the newest, .tools/spark-<minor>/ for the others (bin/setup makes both).
+// The JVM build and the Python runtime then use byte-identical Spark, and no Spark artifact
+// has to be resolved separately. WJOIN_SPARK_JARS overrides the folder (e.g. a $SPARK_HOME/jars).
+def sparkJarsDir(minor: String): File = sys.env.get("WJOIN_SPARK_JARS").map(file).getOrElse {
+  val venv = if (minor == newestSpark) file(".venv") else file(".tools") / s"spark-$minor"
+  val lib = venv.getAbsoluteFile / "lib"
+  val found = Option(lib.listFiles).toSeq.flatten.map(_ / "site-packages" / "pyspark" / "jars")
+  found.find(_.isDirectory).getOrElse(lib / "python3" / "site-packages" / "pyspark" / "jars")
+}
+
 // sbt brings its own Scala library and compiler; the wheel's copies would shadow them.
-def sparkJars: Seq[File] = Option(sparkJarsDir.listFiles).toSeq.flatten
-  .filter(f => f.getName.endsWith(".jar") && !f.getName.startsWith("scala-"))
-
-def sparkClasspath: Seq[Attributed[File]] = {
-  if (sparkJars.isEmpty) sys.error(s"No Spark jars in $sparkJarsDir: run bin/setup first (it installs pyspark into .venv)")
-  sparkJars.map(Attributed.blank)
+def sparkClasspath(minor: String): Seq[Attributed[File]] = {
+  if (!sparkBuilds.contains(minor)) sys.error(s"wjoin.spark=$minor: supported are ${sparkBuilds.keys.toSeq.sorted.mkString(", ")}")
+  val dir = sparkJarsDir(minor)
+  val jars = Option(dir.listFiles).toSeq.flatten.filter(f => f.getName.endsWith(".jar") && !f.getName.startsWith("scala-"))
+  if (jars.isEmpty) sys.error(s"No Spark jars in $dir: run bin/setup first (it installs pyspark ${sparkBuilds(minor)} there)")
+  val core = jars.map(_.getName).find(_.startsWith("spark-core_")).getOrElse("")
+  if (!core.contains(s"-${sparkBuilds(minor)}.jar")) sys.error(s"$dir holds $core, not Spark ${sparkBuilds(minor)}: run bin/setup")
+  jars.map(Attributed.blank)
 }
+
+// The version folders of a source set for a minor: scala-spark-<minor> and each range folder
+// scala-spark-<from>-<to> (inclusive) that covers it, e.g. scala-spark-4.1-4.3.
+def versionFolders(base: File, minor: String): Seq[File] = {
+  val Range = "scala-spark-([0-9]+\\.[0-9]+)-([0-9]+\\.[0-9]+)".r
+  Option(base.listFiles).toSeq.flatten.filter(_.isDirectory).filter(_.getName match {
+    case Range(from, to) => minorNumber(from) <= minorNumber(minor) && minorNumber(minor) <= minorNumber(to)
+    case name => name == s"scala-spark-$minor"
+  })
+}
+
+// Commands over every supported Spark minor (then back to the default), in one sbt run:
+//   bin/sbt packageAllSparks      the jars, into python/wjoin/jars/ (bin/setup)
+//   bin/sbt publishAllSparks      the jars and POMs, into target/maven/ (bin/package)
+//   bin/sbt testCompileAllSparks  the product and its tests against each Spark (bin/test)
+def forEverySpark(task: String): String =
+  (sparkBuilds.keys.toSeq.sortBy(minorNumber).flatMap(m => Seq(s"""set ThisBuild / sparkMinor := "$m"""", task)) :+
+    s"""set ThisBuild / sparkMinor := "$newestSpark"""").mkString(";")
+addCommandAlias("packageAllSparks", forEverySpark("wjoin/package"))
+addCommandAlias("publishAllSparks", forEverySpark("wjoin/publish"))
+addCommandAlias("testCompileAllSparks", forEverySpark("wjoin/Test/compile"))
 
 // Settings the product and the benchmarks share: Java 17, Spark on the classpath, forked tests.
 lazy val jvmSettings = Seq(
@@ -38,8 +78,12 @@ lazy val jvmSettings = Seq(
     "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
     "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
   ),
-  Compile / unmanagedJars ++= sparkClasspath,
-  Test / unmanagedJars ++= sparkClasspath,
+  Compile / unmanagedJars ++= sparkClasspath(sparkMinor.value),
+  Test / unmanagedJars ++= sparkClasspath(sparkMinor.value),
+  Compile / unmanagedSourceDirectories ++= versionFolders((Compile / sourceDirectory).value, sparkMinor.value),
+  Test / unmanagedSourceDirectories ++= versionFolders((Test / sourceDirectory).value, sparkMinor.value),
+  // One target folder per Spark minor: switching minors does not recompile the other's classes.
+  target := baseDirectory.value / "target" / s"spark-${sparkMinor.value}",
   // Spark needs these on Java 17 (same list as Spark's own launcher scripts).
   Test / fork := true,
   Test / javaOptions ++= Seq(
@@ -78,24 +122,49 @@ lazy val connectProtoJava = Def.task {
     files.foreach(f => IO.write(f, IO.read(f).replace("com.google.protobuf.", "org.sparkproject.connect.protobuf.")))
     files
   }
-  generate(Set(proto)).toSeq.sorted
+  generate(Set(proto, root / "bin" / "protoc")).toSeq.sorted  // bin/protoc names the protoc release
 }
 
-// The product: the jar bin/setup puts into the Python package.
+// The product: spark-wjoin_<minor>_2.13, one jar per Spark minor. bin/setup puts each into the
+// Python package (one wheel for every supported Spark); `publish` writes them with their POMs
+// to target/maven (bin/package copies that repository to dist/maven), `publishM2` to ~/.m2.
 lazy val wjoin = (project in file("jvm"))
   .settings(
     jvmSettings,
-    name := "spark-wjoin",
+    name := s"spark-wjoin_${sparkMinor.value}",
     Compile / sourceGenerators += connectProtoJava.taskValue,
     // wjoin/version.properties: what the extension and the Connect plugin check at run time.
     Compile / resourceGenerators += Def.task {
       val out = (Compile / resourceManaged).value / "wjoin" / "version.properties"
-      IO.write(out, s"version=${version.value}\nspark.version=$builtForSpark\n")
+      IO.write(out, s"version=${version.value}\nspark.version=${sparkBuilds(sparkMinor.value)}\n")
       Seq(out)
     }.taskValue,
     // The jar goes inside the Python package so `import wjoin` finds it offline.
-    Compile / packageBin / artifactPath := baseDirectory.value / ".." / "python" / "wjoin" / "jars" / "spark-wjoin.jar"
+    Compile / packageBin / artifactPath := baseDirectory.value / ".." / "python" / "wjoin" / "jars" /
+      s"${name.value}_${scalaBinaryVersion.value}-${version.value}.jar",
+    Compile / packageDoc / publishArtifact := false,
+    publishTo := Some(MavenCache("wjoin-dist", (ThisBuild / baseDirectory).value / "target" / "maven")),
+    // Spark and Scala come with the cluster: the POM names them "provided", so
+    // spark.jars.packages fetches this jar alone.
+    pomPostProcess := { node => providedSpark(node, sparkBuilds(sparkMinor.value), scalaBinaryVersion.value) }
   )
+
+// The POM's dependencies: scala-library made "provided", Spark SQL and Connect added as "provided".
+def providedSpark(pom: scala.xml.Node, spark: String, scalaBinary: String): scala.xml.Node = {
+  import scala.xml._
+  def dependency(group: String, artifact: String, version: String) =
+    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version><scope>provided</scope></dependency>
+  val sparkDependencies = Seq("spark-sql", "spark-connect").map(a => dependency("org.apache.spark", s"${a}_$scalaBinary", spark))
+  def rewrite(n: Node): Node = n match {
+    case e: Elem if e.label == "dependencies" =>
+      val scalaLibrary = e.child.collect { case d: Elem if (d \ "artifactId").text == "scala-library" =>
+        dependency("org.scala-lang", "scala-library", (d \ "version").text) }
+      e.copy(child = scalaLibrary ++ sparkDependencies)
+    case e: Elem => e.copy(child = e.child.map(rewrite))
+    case other => other
+  }
+  rewrite(pom)
+}
 
 // Benchmarks and the weight-factor calibration, never in the product jar:
 //   bin/sbt "bench/runMain wjoin.bench.IndexBenchmark"

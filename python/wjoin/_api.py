@@ -14,7 +14,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 
 from ._errors import converted, error
-from ._version import __version__, spark_version
+from ._version import __version__, maven_group, spark_builds
 from ._windows import length_text, terms_text
 
 # The accepted names (the JVM validates them; wjoin.WJoin.choices lists its own).
@@ -24,9 +24,40 @@ ACCESS_PATHS = ("scan", "hash", "ttree", "bplustree")
 HOWS = ("inner", "left", "left_semi", "left_anti")
 
 
-def jar_path() -> str:
-    """The spark-wjoin jar bundled in this package."""
-    path = os.path.join(os.path.dirname(__file__), "jars", "spark-wjoin.jar")
+def _minor(version: str) -> str:
+    """``"4.2"`` of ``"4.2.1"`` (or of ``"4.2.0.dev1"``)."""
+    return ".".join(version.split(".")[:2])
+
+
+def _supported(spark_version: str | None) -> str:
+    """The Spark minor of ``spark_version`` (default: the installed pyspark's), which must be one
+    this package has a jar for; otherwise a WJOIN_UNSUPPORTED_SPARK_VERSION error."""
+    if spark_version is None:
+        import pyspark
+        spark_version = pyspark.__version__
+    minor = _minor(spark_version)
+    if minor not in spark_builds:
+        raise error("WJOIN_UNSUPPORTED_SPARK_VERSION", version=__version__, supported=", ".join(spark_builds),
+                    running=spark_version, runningMinor=minor)
+    return minor
+
+
+def artifact_name(spark_version: str | None = None) -> str:
+    """The Maven artifact of the jar for a Spark version (default: the installed pyspark's),
+    e.g. ``spark-wjoin_4.3_2.13``."""
+    return f"spark-wjoin_{_supported(spark_version)}_2.13"
+
+
+def maven_coordinates(spark_version: str | None = None) -> str:
+    """``group:artifact:version`` of the jar for a Spark version (default: the installed pyspark's),
+    for ``spark.jars.packages`` or ``--packages``."""
+    return f"{maven_group}:{artifact_name(spark_version)}:{__version__}"
+
+
+def jar_path(spark_version: str | None = None) -> str:
+    """The bundled spark-wjoin jar for a Spark version (default: the installed pyspark's): the
+    wheel carries one jar per supported Spark minor."""
+    path = os.path.join(os.path.dirname(__file__), "jars", f"{artifact_name(spark_version)}-{__version__}.jar")
     if not os.path.exists(path):
         raise FileNotFoundError(f"the spark-wjoin jar is missing at {path}; build it with bin/setup")
     return path
@@ -34,51 +65,52 @@ def jar_path() -> str:
 
 # The plugin a Spark Connect server needs (spark.connect.extensions.relation.classes).
 CONNECT_PLUGIN = "wjoin.connect.WJoinRelationPlugin"
+EXTENSION = "wjoin.WJoinExtensions"
 
 
-def server_settings(jar: str | None = None) -> dict:
+def server_settings(jar: str | None = None, spark_version: str | None = None, packages: bool = False) -> dict:
     """The settings a Spark Connect server (or any Spark application) needs for the W-join, e.g.
-    as ``--conf key=value`` of ``sbin/start-connect-server.sh``: the jar, the extension, the plugin."""
-    return {"spark.jars": jar or jar_path(), "spark.sql.extensions": "wjoin.WJoinExtensions",
-            "spark.connect.extensions.relation.classes": CONNECT_PLUGIN}
+    as ``--conf key=value`` of ``sbin/start-connect-server.sh``: the jar, the extension, the plugin.
+
+    The jar is ``jar``, else the bundled one for ``spark_version`` (default: the installed
+    pyspark's; give the server's when it runs another Spark); with ``packages=True``, Maven
+    coordinates (``spark.jars.packages``) instead of a file."""
+    location = ({"spark.jars.packages": maven_coordinates(spark_version)} if packages
+                else {"spark.jars": jar or jar_path(spark_version)})
+    return {**location, "spark.sql.extensions": EXTENSION, "spark.connect.extensions.relation.classes": CONNECT_PLUGIN}
 
 
-def configure(builder: SparkSession.Builder) -> SparkSession.Builder:
-    """Adds the bundled jar, the W-join extension and the Spark Connect plugin to a session
-    builder (keeps what is set). A remote builder (``.remote(...)``) is returned as it is: the
-    server has its own settings (:func:`server_settings`)."""
+def _appended(options: Mapping[str, str], key: str, value: str) -> str:
+    """The comma-separated setting ``key`` with ``value`` appended unless it is there."""
+    values = [v for v in options.get(key, "").split(",") if v]
+    return ",".join(values if value in values else values + [value])
+
+
+def configure(builder: SparkSession.Builder, packages: bool = False) -> SparkSession.Builder:
+    """Adds the W-join jar (the bundled one for the installed pyspark), the extension and the
+    Spark Connect plugin to a session builder (keeps what is set). With ``packages=True`` the
+    jar comes by its Maven coordinates (``spark.jars.packages``; add ``spark.jars.repositories``
+    for a repository other than Maven Central). A remote builder (``.remote(...)``) is returned
+    as it is: the server has its own settings (:func:`server_settings`)."""
     options = getattr(builder, "_options", {})
     if "spark.remote" in options:
         return builder
-    jars = [j for j in options.get("spark.jars", "").split(",") if j]
-    extensions = [e for e in options.get("spark.sql.extensions", "").split(",") if e]
-    if jar_path() not in jars:
-        jars.append(jar_path())
-    if "wjoin.WJoinExtensions" not in extensions:
-        extensions.append("wjoin.WJoinExtensions")
-    plugins = [p for p in options.get("spark.connect.extensions.relation.classes", "").split(",") if p]
-    if CONNECT_PLUGIN not in plugins:
-        plugins.append(CONNECT_PLUGIN)
-    return (builder.config("spark.jars", ",".join(jars)).config("spark.sql.extensions", ",".join(extensions))
-            .config("spark.connect.extensions.relation.classes", ",".join(plugins)))
-
-
-def _major_minor(version: str) -> list[str]:
-    return version.split(".")[:2]
+    location = ("spark.jars.packages", maven_coordinates()) if packages else ("spark.jars", jar_path())
+    for key, value in [location, ("spark.sql.extensions", EXTENSION),
+                       ("spark.connect.extensions.relation.classes", CONNECT_PLUGIN)]:
+        builder = builder.config(key, _appended(options, key, value))
+    return builder
 
 
 _checked_sessions: set[int] = set()
 
 
 def check_spark_version(spark) -> None:
-    """Fails (RuntimeError) unless the session runs the Spark release this package was built for."""
+    """Fails (WJOIN_UNSUPPORTED_SPARK_VERSION) unless the session runs a Spark minor this package
+    has a jar for (a classic session's JVM checks its jar against its Spark itself)."""
     if id(spark) in _checked_sessions:
         return
-    running = spark.version
-    if _major_minor(running) != _major_minor(spark_version):
-        raise RuntimeError(f"spark-wjoin {__version__} is built for Spark {spark_version}, but the session runs "
-                           f"Spark {running}; install the spark-wjoin build for Spark "
-                           f"{'.'.join(_major_minor(running))}")
+    _supported(spark.version)
     _checked_sessions.add(id(spark))
 
 

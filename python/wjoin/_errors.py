@@ -60,8 +60,11 @@ def converted(error: Exception) -> Optional[WJoinAnalysisException]:
 
 @lru_cache(maxsize=1)
 def _catalogue() -> dict:
-    from ._api import jar_path
-    with zipfile.ZipFile(jar_path()) as jar:
+    import glob
+    import os
+    # Every bundled jar has the same catalogue; any one will do (even on an unsupported Spark).
+    jar = sorted(glob.glob(os.path.join(os.path.dirname(__file__), "jars", "spark-wjoin_*.jar")))[-1]
+    with zipfile.ZipFile(jar) as jar:
         return json.loads(jar.read("wjoin/error/error-conditions.json"))
 
 

@@ -1,9 +1,13 @@
-"""The versions of this package, the jar inside it and the Spark they were built for.
+"""The versions of this package, the jars inside it and the Sparks they are built for.
 
-The one source of both numbers: pyproject.toml reads ``__version__`` and build.sbt reads both
-(the jar records them in ``wjoin/version.properties``), so the wheel, the plain jar and the
-Python package always agree. Spark checks them at run time: the extension against the running
-Spark, the Connect plugin against the client's package, the Python API against the session.
+The one source of these numbers: pyproject.toml reads ``__version__``, build.sbt and bin/setup
+read them all (each jar records them in ``wjoin/version.properties``), so the wheel, the jars and
+the Python package always agree. ``spark_builds`` maps each supported Spark minor to the
+pyspark release its jar is compiled against; any patch release of that minor runs it. Spark
+checks them at run time: the extension against the running Spark, the Connect plugin against
+the client's package, the Python API against the session.
 """
 __version__ = "0.1.0"
-spark_version = "4.3.0"
+# The Maven group of the jars (spark.jars.packages=<group>:spark-wjoin_<minor>_2.13:<version>).
+maven_group = "io.github.sparkwjoin"
+spark_builds = {"4.0": "4.0.5", "4.1": "4.1.4", "4.2": "4.2.1", "4.3": "4.3.0"}

@@ -2,8 +2,7 @@ package wjoin.exec
 
 import org.apache.spark.SparkContext
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
-import org.apache.spark.sql.execution.streaming.operators.stateful.{StatefulOperatorCustomMetric,
-  StatefulOperatorCustomSumMetric}
+import org.apache.spark.sql.wjoin.StreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorCustomSumMetric}
 
 import wjoin.core.{JoinStats, WJoinEngine}
 import wjoin.exec.state.WindowJoinStateStore

@@ -32,11 +32,14 @@ object BuildVersions {
 
   private def majorMinor(v: String): String = v.split("\\.").take(2).mkString(".")
 
-  /** Fails unless `running` (default: this JVM's Spark) has the major.minor of [[sparkVersion]]. */
+  /**
+   * Fails unless `running` (default: this JVM's Spark) has the major.minor of [[sparkVersion]]:
+   * each Spark minor has its own jar, `spark-wjoin_<minor>_2.13`.
+   */
   def requireSupportedSpark(running: String = org.apache.spark.SPARK_VERSION): Unit =
-    if (majorMinor(running) != majorMinor(sparkVersion)) throw new IllegalStateException(
-      s"spark-wjoin $version is built for Spark $sparkVersion, but this is Spark $running; use the spark-wjoin " +
-        s"build for Spark ${majorMinor(running)}")
+    WJoinErrors.check(majorMinor(running) == majorMinor(sparkVersion), "WJOIN_UNSUPPORTED_SPARK_VERSION",
+      Seq("version" -> s"$version (the jar spark-wjoin_${majorMinor(sparkVersion)}_2.13)",
+        "supported" -> majorMinor(sparkVersion), "running" -> running, "runningMinor" -> majorMinor(running)))
 
   /** Fails unless a client's spark-wjoin version (empty: not sent) is this jar's. */
   def requireSameClient(clientVersion: String): Unit =

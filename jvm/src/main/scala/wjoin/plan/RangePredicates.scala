@@ -2,6 +2,7 @@ package wjoin.plan
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.wjoin.CatalystApi.TimestampPlusInterval
 
 import wjoin.core.{RangeBinding, RealBand}
 
@@ -124,7 +125,7 @@ object RangePredicates extends PredicateHelper {
     case UnaryMinus(c, _) => linear(c).map(_.negate)
     case DateAdd(l, r) => for (a <- linear(l); b <- linear(r)) yield a + b
     case DateSub(l, r) => for (a <- linear(l); b <- linear(r)) yield a + b.negate
-    case TimestampAddInterval(l, Micros(us), _) => linear(l).map(_ + Linear(Nil, Nil, us))
+    case TimestampPlusInterval(l, Micros(us)) => linear(l).map(_ + Linear(Nil, Nil, us))
     case r: RuntimeReplaceable => linear(r.replacement) // ts - INTERVAL: DatetimeSub
     case Cast(child, to, _, _) if monotoneCast(child.dataType, to) => linear(child)
     case _ => None

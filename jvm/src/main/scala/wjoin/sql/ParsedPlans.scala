@@ -1,6 +1,7 @@
 package wjoin.sql
 
-import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, SubqueryAlias, UnresolvedWith}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, UnresolvedWith}
+import org.apache.spark.sql.wjoin.CatalystApi
 
 /**
  * A top-down transformation of a parsed statement that reaches every query in it, wherever
@@ -15,10 +16,7 @@ object ParsedPlans {
   }
 
   private def innerPlans(node: LogicalPlan, visit: LogicalPlan => LogicalPlan): LogicalPlan = node match {
-    case w: UnresolvedWith =>
-      w.copy(cteRelations = w.cteRelations.map { case (name, query, depth) =>
-        (name, visit(query).asInstanceOf[SubqueryAlias], depth)
-      })
+    case w: UnresolvedWith => CatalystApi.mapCteQueries(w)(visit)
     case _ =>
       val args = node.productIterator.toArray
       val visited = args.map {

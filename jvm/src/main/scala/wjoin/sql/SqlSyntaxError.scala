@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.QueryContext
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
+import org.apache.spark.sql.wjoin.CatalystApi
 
 /**
  * Syntax errors of the W-join clause, built like Spark's own: a [[ParseException]] of
@@ -15,7 +16,7 @@ import org.apache.spark.sql.catalyst.trees.Origin
 object SqlSyntaxError {
   def apply(sql: String, at: SqlToken, why: String): ParseException = {
     val (line, column) = lineAndColumn(sql, at.start)
-    new ParseException(
+    CatalystApi.parseException(
       Option(sql),
       Origin(line = Some(line), startPosition = Some(column)),
       "PARSE_SYNTAX_ERROR",
@@ -32,8 +33,7 @@ object SqlSyntaxError {
     if (e.getCondition != "PARSE_SYNTAX_ERROR") e else {
       val parameters = e.getMessageParameters.asScala.toMap
       val hint = parameters.getOrElse("hint", "")
-      new ParseException(e.command, e.start, e.getCondition,
-        parameters.updated("hint", if (hint.isEmpty) s": $advice" else s"$hint; $advice"), e.getQueryContext)
+      CatalystApi.withParameters(e, parameters.updated("hint", if (hint.isEmpty) s": $advice" else s"$hint; $advice"))
     }
 
   /** Line (from 1) and column (from 0) of a character index, as ANTLR counts them. */

@@ -1,12 +1,9 @@
 package wjoin.sql
 
-import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
-import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParseException, ParserInterface, SqlStatementSplitResult,
-  TemporalIdentifier}
+import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.internal.VariableSubstitution
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.wjoin.DelegatingParser
 
 /**
  * The SQL front end of the W-join: Spark's parser, plus the papers' window clause after the
@@ -33,29 +30,10 @@ import org.apache.spark.sql.types.{DataType, StructType}
  *  4. Statements that store their SQL text (CREATE VIEW, CACHE TABLE ... AS, SQL functions)
  *     get the user's text back, so a view over a W-join parses as a W-join when read.
  *
- * Every other method delegates.
+ * Every other method delegates ([[DelegatingParser]] lists them for each Spark release).
  */
-class WJoinSqlParser(delegate: ParserInterface) extends ParserInterface {
-  override def parsePlan(sqlText: String): LogicalPlan = parseWJoin(sqlText)(delegate.parsePlan)
-
-  override def parsePlanWithParameters(sqlText: String, parameters: ParameterContext): LogicalPlan =
-    parseWJoin(sqlText)(delegate.parsePlanWithParameters(_, parameters))
-
-  override def parseQuery(sqlText: String): LogicalPlan = parseWJoin(sqlText)(delegate.parseQuery)
-
-  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
-  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
-  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
-    delegate.parseFunctionIdentifier(sqlText)
-  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
-  override def parseTemporalTableIdentifier(sqlText: String): TemporalIdentifier =
-    delegate.parseTemporalTableIdentifier(sqlText)
-  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
-  override def splitStatements(sqlText: String): SqlStatementSplitResult = delegate.splitStatements(sqlText)
-  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
-  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
-
-  private def parseWJoin(sqlText: String)(parse: String => LogicalPlan): LogicalPlan = {
+class WJoinSqlParser(delegate: ParserInterface) extends DelegatingParser(delegate) {
+  override protected def parseStatement(sqlText: String)(parse: String => LogicalPlan): LogicalPlan = {
     if (sqlText == null) return parse(sqlText)
     // ${var} references are substituted first (as Spark's parser does), so a length may use them.
     val sql = if (sqlText.contains("${")) new VariableSubstitution().substitute(sqlText) else sqlText

@@ -61,7 +61,10 @@ class WJoinRelationPluginSuite extends AnyFunSuite {
     val e = intercept[WJoinAnalysisException](BuildVersions.requireSameClient("0.0.1"))
     assert(e.getMessage.contains(s"client's spark-wjoin is 0.0.1 but the server's jar is ${BuildVersions.version}"))
     BuildVersions.requireSupportedSpark()
-    val s = intercept[IllegalStateException](BuildVersions.requireSupportedSpark("3.5.1"))
-    assert(s.getMessage.contains(s"built for Spark ${BuildVersions.sparkVersion}, but this is Spark 3.5.1"))
+    val s = intercept[WJoinAnalysisException](BuildVersions.requireSupportedSpark("3.5.1"))
+    assert(s.getCondition == "WJOIN_UNSUPPORTED_SPARK_VERSION" && s.getSqlState == "0A000")
+    val minor = BuildVersions.sparkVersion.split('.').take(2).mkString(".")
+    assert(s.getMessage.contains(s"runs on Spark $minor, but this is Spark 3.5.1"), s.getMessage)
+    assert(s.getMessage.contains("spark-wjoin_3.5_2.13"), s.getMessage)
   }
 }

@@ -5,7 +5,7 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import org.apache.spark.sql.wjoin.StreamingTestClasses.memoryStream
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -51,7 +51,7 @@ class LimitsStreamingSuite extends AnyFunSuite with SharedSparkSession {
   /** One query over `data` (restarted from its checkpoint before batch `restartAt`); per batch id, its rows. */
   private def run(data: Seq[Seq[(Int, Int, Long, Int)]], build: Seq[(String, DataFrame)] => DataFrame,
       restartAt: Int = -1): (Map[Long, Seq[String]], Seq[org.apache.spark.sql.streaming.StreamingQueryProgress]) = {
-    val source = MemoryStream[(Int, Int, Long, Int)](spark)
+    val source = memoryStream[(Int, Int, Long, Int)](spark)
     val df = build(inputs(source.toDF()))
     val checkpoint = Files.createTempDirectory("wjoin-limits").toString
     val out = new java.util.concurrent.ConcurrentHashMap[Long, Seq[String]]()
@@ -126,7 +126,7 @@ class LimitsStreamingSuite extends AnyFunSuite with SharedSparkSession {
   }
 
   test("EXPLAIN of a streaming W-join shows the shares; auto runs the eager mode (HW-join, NLW-join without key)") {
-    val source = MemoryStream[(Int, Int, Long, Int)](spark)
+    val source = memoryStream[(Int, Int, Long, Int)](spark)
     val limits = Map[String, Any]("state_rows" -> 30)
     for ((keyed, algorithm) <- Seq((true, "hw"), (false, "nlw"))) {
       val df = join(keyed, limits)(inputs(source.toDF()))
@@ -135,7 +135,7 @@ class LimitsStreamingSuite extends AnyFunSuite with SharedSparkSession {
       try {
         source.addData(batches(1, 1, 30, 2).head)
         q.processAllAvailable()
-        val text = q.asInstanceOf[org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper]
+        val text = q.asInstanceOf[org.apache.spark.sql.wjoin.StreamingTestClasses.StreamingQueryWrapper]
           .streamingQuery.lastExecution.executedPlan.toString
         assert(text.contains(s"StreamingWindowJoin $algorithm") && text.contains("eager"), text)
         assert(text.contains("limits=[state_rows=30 [A=") && text.contains("seed=5]"), text)
@@ -144,7 +144,7 @@ class LimitsStreamingSuite extends AnyFunSuite with SharedSparkSession {
   }
 
   test("limits refuse the ordered mode and ROWS windows on streams, before any job runs") {
-    val source = MemoryStream[(Int, Int, Long, Int)](spark)
+    val source = memoryStream[(Int, Int, Long, Int)](spark)
     val ins = inputs(source.toDF())
     val limits = Map[String, Any]("state_rows" -> 10)
     val mw = intercept[WJoinAnalysisException](join(keyed = true, limits, "mw")(ins))

@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import org.apache.spark.sql.wjoin.StreamingTestClasses.{memoryStream, MemoryStream}
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryException}
 
@@ -47,7 +47,7 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
   import spark.implicits._
 
   val names: Seq[String] = (0 until n).map(i => ('A' + i).toChar.toString)
-  val streams: Seq[MemoryStream[(Int, Long, Int)]] = names.map(_ => MemoryStream[(Int, Long, Int)](spark))
+  val streams: Seq[MemoryStream[(Int, Long, Int)]] = names.map(_ => memoryStream[(Int, Long, Int)](spark))
   val checkpoint: String = Files.createTempDirectory("wjoin-stream").toString
   private val batches = new ConcurrentHashMap[Long, Seq[Seq[Int]]]()
   val runs = new ConcurrentHashMap[Long, Int]()

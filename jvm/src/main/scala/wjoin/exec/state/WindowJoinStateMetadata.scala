@@ -6,7 +6,7 @@ import scala.util.Try
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager
+import org.apache.spark.sql.wjoin.StreamingClasses.CheckpointFileManager
 import org.json4s._
 import org.json4s.jackson.JsonMethods
 

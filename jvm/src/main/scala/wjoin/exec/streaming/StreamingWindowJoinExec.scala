@@ -9,8 +9,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.streaming.operators.stateful._
 import org.apache.spark.sql.execution.streaming.state._
+import org.apache.spark.sql.wjoin.StreamingClasses.{StateStoreWriter, StatefulOperatorCustomMetric, StatefulOperatorStateInfo}
 import org.apache.spark.sql.wjoin.{SparkBridge, WJoinConf}
 
 import wjoin.core.{JoinHow, WindowMatrix}

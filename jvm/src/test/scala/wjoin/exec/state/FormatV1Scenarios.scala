@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.execution.streaming.runtime.MemoryStream
+import org.apache.spark.sql.wjoin.StreamingTestClasses.memoryStream
 import org.apache.spark.sql.streaming.{StreamingQuery, StreamingQueryProgress}
 
 import wjoin.testkit.StreamingHarness
@@ -146,7 +146,7 @@ object FormatV1Scenarios {
   def runQuery(spark: SparkSession, s: Scenario, checkpoint: String, replayed: Seq[Seq[In]], batches: Seq[Seq[In]],
       out: ConcurrentHashMap[Long, Seq[String]] = new ConcurrentHashMap()): Outcome = {
     import spark.implicits._
-    val source = MemoryStream[In](spark)
+    val source = memoryStream[In](spark)
     replayed.foreach(b => source.addData(b))
     val q: StreamingQuery = query(s, source.toDF()).writeStream.option("checkpointLocation", checkpoint)
       .foreachBatch { (batch: DataFrame, id: Long) =>

@@ -6,10 +6,10 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.classic
-import org.apache.spark.sql.execution.streaming.operators.stateful.StatefulOperatorStateInfo
-import org.apache.spark.sql.execution.streaming.runtime.{IncrementalExecution, MicroBatchExecution, StreamExecution}
 import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreCoordinatorRef, StateStoreProviderId}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
+import org.apache.spark.sql.wjoin.StreamingClasses.{IncrementalExecution, MicroBatchExecution, StatefulOperatorStateInfo,
+  StreamExecution}
 
 /**
  * The one place spark-wjoin reaches `private[sql]` members of Spark (pinned to Spark 4.3.0):
