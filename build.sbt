@@ -10,6 +10,7 @@ def versionOf(key: String): String = {
   pattern.findFirstMatchIn(IO.read(versionFile)).map(_.group(1)).getOrElse(sys.error(s"no $key in $versionFile"))
 }
 ThisBuild / version := versionOf("__version__")
+ThisBuild / versionScheme := Some("early-semver")
 // Spark minor -> the pyspark release its jar is compiled against, e.g. "4.2" -> "4.2.1".
 lazy val sparkBuilds: Map[String, String] = {
   val line = "(?m)^spark_builds = \\{([^}]*)\\}".r.findFirstMatchIn(IO.read(versionFile))
@@ -132,6 +133,7 @@ lazy val wjoin = (project in file("jvm"))
   .settings(
     jvmSettings,
     name := s"spark-wjoin_${sparkMinor.value}",
+    moduleName := name.value,  // sbt's default would turn "4.3" into "4-3"
     Compile / sourceGenerators += connectProtoJava.taskValue,
     // wjoin/version.properties: what the extension and the Connect plugin check at run time.
     Compile / resourceGenerators += Def.task {
@@ -141,7 +143,7 @@ lazy val wjoin = (project in file("jvm"))
     }.taskValue,
     // The jar goes inside the Python package so `import wjoin` finds it offline.
     Compile / packageBin / artifactPath := baseDirectory.value / ".." / "python" / "wjoin" / "jars" /
-      s"${name.value}_${scalaBinaryVersion.value}-${version.value}.jar",
+      s"${moduleName.value}_${scalaBinaryVersion.value}-${version.value}.jar",
     Compile / packageDoc / publishArtifact := false,
     publishTo := Some(MavenCache("wjoin-dist", (ThisBuild / baseDirectory).value / "target" / "maven")),
     // Spark and Scala come with the cluster: the POM names them "provided", so

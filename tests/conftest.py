@@ -27,3 +27,23 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "core: the fixed core set bin/test also runs on every older Spark minor")
+
+
+@pytest.fixture(scope="session")
+def distribution(tmp_path_factory):
+    """bin/package's output (the wheel, one jar per Spark minor, the Maven repository), built once
+    per run; WJOIN_DIST names one built before (bin/test builds it once for every Spark minor)."""
+    import glob
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folder = os.environ.get("WJOIN_DIST")
+    if not folder:
+        folder = str(tmp_path_factory.mktemp("dist"))
+        subprocess.run([os.path.join(root, "bin", "package"), folder], check=True, cwd=root, stdout=subprocess.DEVNULL)
+    wheel, = glob.glob(os.path.join(folder, f"spark_wjoin-{wjoin.__version__}-py3-none-any.whl"))
+    jars = {m: os.path.join(folder, f"spark-wjoin_{m}_2.13-{wjoin.__version__}.jar") for m in wjoin.spark_builds}
+    return {"folder": folder, "wheel": wheel, "jars": jars, "maven": os.path.join(folder, "maven")}

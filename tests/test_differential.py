@@ -117,6 +117,7 @@ def test_two_way_uniform_equals_spark_join(two_way, algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.core
 def test_three_way_uniform_equals_spark_join(three_way, algorithm):
     dfs, expected = three_way
     joined = wjoin.wjoin(dfs, on="k", time="ts", window=4, algorithm=algorithm)
@@ -174,6 +175,7 @@ def test_three_way_timestamps_equal_spark_join(timestamps_three_way, algorithm):
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.core
 def test_two_way_timestamps_equal_spark_join(spark, algorithm):
     dfs = make_inputs(spark, 6, 2, keys=[1, 2, 3], span=100, w=4, timestamps=True)
     expected = spark_reference(spark, dfs, "INTERVAL 2 SECONDS", "INTERVAL 2 SECONDS")
@@ -201,6 +203,7 @@ def spark_chain(spark, dfs, ab, bc):
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.core
 def test_per_pair_and_travel_time_equal_spark_join(spark, algorithm):
     dfs = make_inputs(spark, 8, 3, keys=[1, 2], span=60, w=3)
     expected = spark_chain(spark, dfs, "pb.ts BETWEEN pa.ts - 3 AND pa.ts + 3", "pc.ts - pb.ts BETWEEN 2 AND 6")

@@ -1,25 +1,20 @@
 """The distribution a user installs: bin/package's wheel goes into a fresh virtual environment
-beside pyspark 4.3.0 and runs a W-join there, on classic PySpark and through a Spark Connect
-server started with bin/package's plain jar.
-
-Offline: the fresh environment sees the packages bin/setup installed (pyspark and its Connect
-client) through a .pth file over links to them, never the development copy of wjoin, and pip
-installs the wheel with --no-index (so the wheel's own requirement, pyspark==4.3.0, must be met
-by what is there).
+beside the running pyspark and runs a W-join there, on classic PySpark and through a Spark
+Connect server started with bin/package's plain jar of that Spark minor; a session that gets
+the jar by its Maven coordinates from bin/package's Maven repository runs one too.
 """
-import glob
+import json
 import os
-import site
 import subprocess
 import sys
 import textwrap
+import zipfile
 
 import pytest
 
 import wjoin
 from connect_server import ConnectServer
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from environments import clean_env, fresh_environment
 
 # Runs in the fresh environment: argv[1] is the Connect server's URL.
 SCRIPT = textwrap.dedent('''
@@ -27,7 +22,7 @@ SCRIPT = textwrap.dedent('''
     import wjoin
     from pyspark.sql import SparkSession
     print("file", wjoin.__file__)
-    print("versions", wjoin.__version__, wjoin.spark_version)
+    print("versions", wjoin.__version__, wjoin.jar_path())
 
     def run(spark):
         a = spark.createDataFrame([(1, 10), (1, 20), (2, 11)], "k int, ts bigint")
@@ -41,67 +36,110 @@ SCRIPT = textwrap.dedent('''
     print("connect", run(SparkSession.builder.remote(sys.argv[1]).getOrCreate()))
 ''')
 
-
-def link_dependencies(target: str) -> None:
-    """Links every installed distribution except wjoin's into `target` (for the .pth file)."""
-    os.makedirs(target)
-    folders = site.getsitepackages() + [p for p in sys.path if p.endswith("site-packages")]  # also .pth ones
-    for folder in dict.fromkeys(folders):
-        for name in os.listdir(folder):
-            lowered = name.lower()
-            if (lowered.startswith(("wjoin", "spark_wjoin", "__pycache__", "pip", "_distutils_hack"))
-                    or lowered.endswith(".pth") or os.path.exists(os.path.join(target, name))):
-                continue
-            os.symlink(os.path.join(folder, name), os.path.join(target, name))
+# (1,10)-(1,12) within 5; (1,20)-(1,24) within 5; key 2: 11 and 30 are 19 apart
+EXPECTED = "[(1, 10, 12), (1, 20, 24)]"
 
 
-def test_the_wheel_installs_and_runs_in_a_fresh_environment(tmp_path):
-    dist = tmp_path / "dist"
-    subprocess.run([os.path.join(ROOT, "bin", "package"), str(dist)], check=True, cwd=ROOT,
-                   stdout=subprocess.DEVNULL)
-    wheel, = glob.glob(str(dist / f"spark_wjoin-{wjoin.__version__}-py3-none-any.whl"))
-    jar, = glob.glob(str(dist / f"spark-wjoin_2.13-{wjoin.__version__}.jar"))
-
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
-    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    link_dependencies(str(tmp_path / "deps"))
-    with open(os.path.join(purelib, "installed-dependencies.pth"), "w") as f:
-        f.write(str(tmp_path / "deps") + "\n")
-    subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", wheel],
-                   check=True)
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPARK_", "PYSPARK_"))}
-    env.update(SPARK_LOCAL_IP="127.0.0.1", PYTHONPATH="")
-    with ConnectServer(jar=jar) as server:
-        run = subprocess.run([python, "-c", SCRIPT, server.url], capture_output=True, text=True, env=env,
+@pytest.mark.core
+def test_the_wheel_installs_and_runs_in_a_fresh_environment(tmp_path, distribution):
+    import pyspark
+    minor = ".".join(pyspark.__version__.split(".")[:2])
+    python = fresh_environment(tmp_path / "venv", sys.executable, distribution["wheel"])
+    with ConnectServer(jar=distribution["jars"][minor]) as server:
+        run = subprocess.run([python, "-c", SCRIPT, server.url], capture_output=True, text=True, env=clean_env(),
                              cwd=str(tmp_path), timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in run.stdout.splitlines())
-    assert lines["file"].startswith(purelib), lines["file"]
-    assert lines["versions"] == f"{wjoin.__version__} {wjoin.spark_version}"
-    # (1,10)-(1,12) within 5; (1,20)-(1,24) within 5; key 2: 11 and 30 are 19 apart
-    expected = "[(1, 10, 12), (1, 20, 24)]"
-    assert lines["classic"] == expected and lines["connect"] == expected, run.stdout
+    assert lines["file"].startswith(str(tmp_path / "venv")), lines["file"]
+    assert lines["versions"].split(" ")[0] == wjoin.__version__
+    assert os.path.basename(lines["versions"].split(" ")[1]) == f"spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar"
+    assert lines["classic"] == EXPECTED and lines["connect"] == EXPECTED, run.stdout
+    assert "FutureWarning" not in run.stderr and "UserWarning" not in run.stderr, run.stderr[-3000:]
 
 
-def test_a_connect_server_gets_its_settings_from_server_settings(tmp_path):
+def test_the_wheel_carries_a_jar_for_every_supported_spark_and_needs_any_of_them(distribution):
+    with zipfile.ZipFile(distribution["wheel"]) as wheel:
+        names = wheel.namelist()
+        metadata = next(wheel.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
+    for minor in wjoin.spark_builds:
+        assert f"wjoin/jars/spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar" in names
+        assert os.path.exists(distribution["jars"][minor])
+    assert "Requires-Dist: pyspark<4.4,>=4.0" in metadata
+    assert "Requires-Dist: pandas<3,>=2.2; extra == \"connect\"" in metadata
+
+
+# Runs with the running Python: argv[1] is the Maven repository, argv[2] a fresh Ivy folder.
+MAVEN_SCRIPT = textwrap.dedent('''
+    import json, sys
+    import wjoin
+    from pyspark.sql import SparkSession
+    builder = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+               .config("spark.jars.repositories", "file://" + sys.argv[1]).config("spark.jars.ivy", sys.argv[2]))
+    spark = wjoin.configure(builder, packages=True).getOrCreate()
+    a = spark.createDataFrame([(1, 10), (1, 20), (2, 11)], "k int, ts bigint")
+    b = spark.createDataFrame([(1, 12), (2, 30), (1, 24)], "k int, ts bigint")
+    rows = sorted(tuple(r) for r in a.wjoin(b, on="k", time="ts", window=5).collect())
+    print(json.dumps({"rows": str(rows), "jars": spark.conf.get("spark.jars", ""),
+                      "packages": spark.conf.get("spark.jars.packages")}))
+''')
+
+
+@pytest.mark.core
+def test_a_session_configured_by_maven_coordinates_runs_a_wjoin(tmp_path, distribution):
+    env = clean_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))  # the wjoin of this run
+    run = subprocess.run([sys.executable, "-c", MAVEN_SCRIPT, distribution["maven"], str(tmp_path / "ivy")],
+                         capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["rows"] == EXPECTED
+    assert result["packages"] == wjoin.maven_coordinates()
+    # The jar came from the repository through Ivy, not from the package's folder.
+    assert f"{wjoin.maven_group}_{wjoin.artifact_name()}-{wjoin.__version__}.jar" in result["jars"], result
+    assert os.path.dirname(wjoin.jar_path()) not in result["jars"], result
+
+
+def test_the_maven_repository_has_a_pom_with_spark_provided_for_every_minor(distribution):
+    for minor, release in wjoin.spark_builds.items():
+        artifact = f"spark-wjoin_{minor}_2.13"
+        folder = os.path.join(distribution["maven"], *wjoin.maven_group.split("."), artifact, wjoin.__version__)
+        assert os.path.exists(os.path.join(folder, f"{artifact}-{wjoin.__version__}.jar"))
+        pom = open(os.path.join(folder, f"{artifact}-{wjoin.__version__}.pom")).read()
+        dependencies = pom[pom.index("<dependencies>"):pom.index("</dependencies>")]
+        assert f"<artifactId>spark-sql_2.13</artifactId>" in dependencies and f"<version>{release}</version>" in dependencies
+        assert dependencies.count("<scope>provided</scope>") == dependencies.count("<dependency>") == 3, dependencies
+
+
+def test_a_connect_server_gets_its_settings_from_server_settings():
     settings = wjoin.server_settings("/opt/spark-wjoin.jar")
     assert settings == {"spark.jars": "/opt/spark-wjoin.jar", "spark.sql.extensions": "wjoin.WJoinExtensions",
                         "spark.connect.extensions.relation.classes": "wjoin.connect.WJoinRelationPlugin"}
+    assert wjoin.server_settings(spark_version="4.1.2")["spark.jars"] == wjoin.jar_path("4.1.0")
+    assert wjoin.jar_path("4.1.2").endswith(f"spark-wjoin_4.1_2.13-{wjoin.__version__}.jar")
+    by_maven = wjoin.server_settings(spark_version="4.2.0", packages=True)
+    assert by_maven["spark.jars.packages"] == f"io.github.sparkwjoin:spark-wjoin_4.2_2.13:{wjoin.__version__}"
+    assert "spark.jars" not in by_maven
+
+
+def test_an_unsupported_spark_is_named_with_the_supported_ones():
+    with pytest.raises(wjoin.WJoinAnalysisException) as e:
+        wjoin.jar_path("3.4.1")
+    assert e.value.getCondition() == "WJOIN_UNSUPPORTED_SPARK_VERSION" and e.value.getSqlState() == "0A000"
+    assert f"runs on Spark {', '.join(wjoin.spark_builds)}, but this is Spark 3.4.1" in str(e.value)
 
 
 @pytest.mark.parametrize("extra", [{}, {"spark.sql.extensions": "other.Ext",
                                         "spark.connect.extensions.relation.classes": "other.Plugin"}])
-def test_configure_adds_the_jar_the_extension_and_the_plugin(extra):
+@pytest.mark.parametrize("packages", [False, True])
+def test_configure_adds_the_jar_the_extension_and_the_plugin(extra, packages):
     from pyspark.sql import SparkSession
     builder = SparkSession.builder
     for key, value in extra.items():
         builder = builder.config(key, value)
-    options = wjoin.configure(builder)._options
-    assert wjoin.jar_path() in options["spark.jars"].split(",")
+    options = wjoin.configure(builder, packages=packages)._options
+    if packages:
+        assert options["spark.jars.packages"].split(",")[-1] == wjoin.maven_coordinates()
+    else:
+        assert wjoin.jar_path() in options["spark.jars"].split(",")
     assert options["spark.sql.extensions"].split(",")[-1] == "wjoin.WJoinExtensions"
     assert options["spark.connect.extensions.relation.classes"].split(",")[-1] == wjoin.CONNECT_PLUGIN
     for key, value in extra.items():

@@ -12,6 +12,9 @@ from pyspark.sql import functions as F
 import wjoin
 from helpers import job_counter
 
+# The error table: every misuse's condition and message, on every supported Spark (bin/test).
+pytestmark = pytest.mark.core
+
 
 @pytest.fixture(scope="module")
 def a(spark):

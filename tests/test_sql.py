@@ -57,6 +57,7 @@ def test_negative_interval_bounds_in_sql_equal_spark_interval_join(spark, camera
     assert rows_of(result) == expected
 
 
+@pytest.mark.core
 def test_papers_query_equals_dataframe_wjoin(spark, cameras):
     expected = rows_of(api(cameras, windows={("A", "B"): "2 minutes", ("B", "C"): "3 minutes",
                                              ("A", "C"): "4 minutes"}).select("A.ObjID", "A.ts", "B.ts", "C.ts"))

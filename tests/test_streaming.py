@@ -86,6 +86,7 @@ def real(rows):
 
 
 @pytest.mark.parametrize("algorithm", ["hw", "mw", "nlw"])
+@pytest.mark.core
 def test_streaming_equals_batch_wjoin(spark, tmp_path, algorithm):
     s = Streams(spark, tmp_path / "in")
     s.add([(1, 10, 1), (2, 11, 2)], [(1, 12, 3)], [(1, 14, 4), (2, 9, 5)])
@@ -123,6 +124,7 @@ def test_negative_interval_bounds_equal_spark_interval_join(spark, tmp_path, alg
     assert len(real(expected)) >= 5 and got == bag(real(expected))
 
 
+@pytest.mark.core
 def test_restart_from_checkpoint_gives_the_uninterrupted_output(spark, tmp_path):
     s = Streams(spark, tmp_path / "in", n=2)
     ck = str(tmp_path / "ck")

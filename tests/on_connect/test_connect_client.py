@@ -70,10 +70,11 @@ def test_a_client_of_another_version_is_refused_by_the_server(abc, monkeypatch):
 
 def test_a_session_of_another_spark_release_is_refused(spark, abc, monkeypatch):
     a, b, _ = abc
-    monkeypatch.setattr(_api, "spark_version", "3.5.0")
+    monkeypatch.setattr(_api, "spark_builds", {"3.4": "3.4.4"})
     monkeypatch.setattr(_api, "_checked_sessions", set())
-    with pytest.raises(RuntimeError, match=r"built for Spark 3\.5\.0, but the session runs Spark 4\.3"):
+    with pytest.raises(wjoin.WJoinAnalysisException, match=r"runs on Spark 3\.4, but this is Spark 4\.") as e:
         wjoin.wjoin([a, b], on="k", time="ts", window=5)
+    assert e.value.getCondition() == "WJOIN_UNSUPPORTED_SPARK_VERSION" and e.value.getSqlState() == "0A000"
 
 
 def test_columns_of_the_input_dataframes_in_the_condition(abc):

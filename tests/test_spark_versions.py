@@ -1,0 +1,93 @@
+"""One wheel on every supported Spark, and checkpoints that survive a Spark upgrade.
+
+For each supported Spark minor, a fresh environment with that minor's pyspark (from bin/setup's
+environments) and bin/package's wheel runs tests/version_probe.py: the README's example, then a
+streaming W-join on RocksDB state over rounds of input files, with a failure injected into one
+micro-batch (the query restarts from its checkpoint), stopped, and restarted by a new process
+with more input. Every Spark must give the brute-force W-join's rows, exactly once.
+
+An upgrade: a checkpoint written under an older Spark minor is restarted under the newest.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import os
+import subprocess
+
+import pytest
+
+import wjoin
+from environments import ROOT, clean_env, environment_python, fresh_environment
+
+PROBE = os.path.join(ROOT, "tests", "version_probe.py")
+MINORS = sorted(wjoin.spark_builds, key=lambda m: [int(x) for x in m.split(".")])
+NEWEST = MINORS[-1]
+ROUNDS = 6
+
+
+def probe_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("version_probe", PROBE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def brute_force(rounds: int) -> list[list[int]]:
+    """Every (A.id, B.id, C.id) of one key whose times are pairwise within the window."""
+    probe = probe_module()
+    rows = {n: [r for i in range(rounds) for r in probe.rows(i, n)] for n in probe.NAMES}
+    window = dt.timedelta(seconds=probe.WINDOW_SECONDS)
+    out = []
+    for combo in itertools.product(*(rows[n] for n in probe.NAMES)):
+        if len({k for k, _, _ in combo}) == 1 and all(
+                abs(x[1] - y[1]) <= window for x, y in itertools.combinations(combo, 2)):
+            out.append([ident for _, _, ident in combo])
+    return sorted(out)
+
+
+@pytest.fixture(scope="module")
+def environments(tmp_path_factory, distribution):
+    """Minor -> the Python of a fresh environment with that minor's pyspark and the wheel (made on first use)."""
+    made = {}
+
+    def get(minor):
+        if minor not in made:
+            venv = tmp_path_factory.mktemp(f"spark-{minor}") / "venv"
+            made[minor] = fresh_environment(venv, environment_python(minor), distribution["wheel"])
+        return made[minor]
+    return get
+
+
+def probe(python: str, work, *args) -> dict:
+    run = subprocess.run([python, PROBE, str(work), *args], capture_output=True, text=True, env=clean_env(),
+                         cwd=str(work), timeout=600)
+    assert run.returncode == 0, run.stderr[-4000:]
+    line = [ln for ln in run.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+    return json.loads(line[len("RESULT "):])
+
+
+@pytest.mark.parametrize("minor", MINORS)
+def test_every_supported_spark_runs_the_wheel_with_the_same_results(minor, environments, tmp_path):
+    python = environments(minor)
+    first = probe(python, tmp_path, "--example", "--rounds", "0", "3", "--fail-at", "1")
+    assert first["spark"].startswith(minor + ".")
+    assert [os.path.basename(j) for j in first["jars"]] == [f"spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar"]
+    assert first["example"] == [[1, 10, 12], [1, 20, 24]]
+    restarted = probe(python, tmp_path, "--rounds", "3", str(ROUNDS), "--output")
+    expected = brute_force(ROUNDS)
+    assert len(expected) > 20
+    assert restarted["batch"] == expected
+    assert restarted["streamed"] == expected  # no combination lost or repeated across the failure and restart
+
+
+@pytest.mark.parametrize("older", [m for m in MINORS if m != NEWEST][-1:] + MINORS[:1])
+def test_a_checkpoint_of_an_older_spark_restarts_on_the_newest(older, environments, tmp_path):
+    before = probe(environments(older), tmp_path, "--rounds", "0", "3")
+    assert before["spark"].startswith(older + ".")
+    after = probe(environments(NEWEST), tmp_path, "--rounds", "3", str(ROUNDS), "--output")
+    assert after["spark"].startswith(NEWEST + ".")
+    expected = brute_force(ROUNDS)
+    assert after["streamed"] == expected and after["batch"] == expected
