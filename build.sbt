@@ -45,7 +45,7 @@ def sparkClasspath(minor: String): Seq[Attributed[File]] = {
   val jars = Option(dir.listFiles).toSeq.flatten.filter(f => f.getName.endsWith(".jar") && !f.getName.startsWith("scala-"))
   if (jars.isEmpty) sys.error(s"No Spark jars in $dir: run bin/setup first (it installs pyspark ${sparkBuilds(minor)} there)")
   val core = jars.map(_.getName).find(_.startsWith("spark-core_")).getOrElse("")
-  if (!core.contains(s"-${sparkBuilds(minor)}.jar")) sys.error(s"$dir holds $core, not Spark ${sparkBuilds(minor)}: run bin/setup")
+  if (!core.contains(s"-$minor.")) sys.error(s"$dir holds $core, not Spark $minor: run bin/setup")
   jars.map(Attributed.blank)
 }
 

@@ -86,7 +86,6 @@ def real(rows):
 
 
 @pytest.mark.parametrize("algorithm", ["hw", "mw", "nlw"])
-@pytest.mark.core
 def test_streaming_equals_batch_wjoin(spark, tmp_path, algorithm):
     s = Streams(spark, tmp_path / "in")
     s.add([(1, 10, 1), (2, 11, 2)], [(1, 12, 3)], [(1, 14, 4), (2, 9, 5)])
