@@ -1,11 +1,11 @@
 """One wheel on every supported Spark, and checkpoints that survive a Spark upgrade.
 
-For each supported Spark minor, a fresh environment with that minor's pyspark (from bin/setup's
+For each older supported Spark minor, a fresh environment with that minor's pyspark (from bin/setup's
 environments) and bin/package's wheel runs tests/version_probe.py: the README's example, then a
 streaming W-join on RocksDB state over rounds of input files, with a failure injected into one
 micro-batch (the query restarts from its checkpoint). Then the newest Spark, in a fresh
 environment of its own, restarts the same checkpoint with more input: an upgrade from every
-older minor. Every run must give the brute-force W-join's rows, exactly once.
+older minor. (The newest runs the same script in the second step.) Every run must give the brute-force W-join's rows, exactly once.
 """
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def probe(python: str, work, *args) -> dict:
     return json.loads(line[len("RESULT "):])
 
 
-@pytest.mark.parametrize("minor", MINORS)
-def test_every_supported_spark_runs_the_wheel_and_its_checkpoint_restarts_on_the_newest(minor, environments, tmp_path):
+@pytest.mark.parametrize("minor", MINORS[:-1])
+def test_every_older_spark_runs_the_wheel_and_its_checkpoint_restarts_on_the_newest(minor, environments, tmp_path):
     first = probe(environments(minor), tmp_path, "--example", "--rounds", "0", "3", "--fail-at", "1", "--output")
     assert first["spark"].startswith(minor + ".")
     assert [os.path.basename(j) for j in first["jars"]] == [f"spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar"]
@@ -77,8 +77,8 @@ def test_every_supported_spark_runs_the_wheel_and_its_checkpoint_restarts_on_the
     # Every combination of the first rounds' rows is out once their last row arrived.
     assert first["streamed"] == first["batch"] == brute_force(3)
     # The same checkpoint, more input, the newest Spark: an upgrade (or, on the newest, a restart).
-    second = probe(environments(NEWEST), tmp_path, "--rounds", "3", str(ROUNDS), "--output")
-    assert second["spark"].startswith(NEWEST + ".")
+    second = probe(environments(NEWEST), tmp_path, "--example", "--rounds", "3", str(ROUNDS), "--output")
+    assert second["spark"].startswith(NEWEST + ".") and second["example"] == first["example"]
     expected = brute_force(ROUNDS)
     assert len(expected) > 20
     assert second["batch"] == expected
