@@ -1,33 +1,10 @@
 package org.apache.spark.sql.wjoin
 
-import org.apache.spark.sql.catalyst.{FunctionIdentifier, TableIdentifier}
-import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.types.{DataType, StructType}
 
-/**
- * A parser that hands every method of Spark's `ParserInterface` to `delegate`, except the
- * statement parses, which go through [[parseStatement]] (given the delegate's parse of the same
- * text). Spark 4.1 and 4.2 add parameterized plans: the interface gains methods between Spark releases, so this is the one
- * place that lists them; [[wjoin.sql.WJoinSqlParser]] compiles unchanged against every release.
- *
- * @param delegate the session's parser (Spark's, or the next extension's)
- */
-abstract class DelegatingParser(delegate: ParserInterface) extends ParserInterface {
-  /** Parses `sqlText`, handing the text it does not handle itself to `parse`. */
-  protected def parseStatement(sqlText: String)(parse: String => LogicalPlan): LogicalPlan
-
-  override def parsePlan(sqlText: String): LogicalPlan = parseStatement(sqlText)(delegate.parsePlan)
-  override def parseQuery(sqlText: String): LogicalPlan = parseStatement(sqlText)(delegate.parseQuery)
+/** Spark 4.1 and 4.2 add parameterized plans to [[DelegatingParserBase]]'s members. */
+abstract class DelegatingParser(delegate: ParserInterface) extends DelegatingParserBase(delegate) {
   override def parsePlanWithParameters(sqlText: String, parameters: ParameterContext): LogicalPlan =
     parseStatement(sqlText)(delegate.parsePlanWithParameters(_, parameters))
-  override def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
-  override def parseTableIdentifier(sqlText: String): TableIdentifier = delegate.parseTableIdentifier(sqlText)
-  override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
-    delegate.parseFunctionIdentifier(sqlText)
-  override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
-  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
-  override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
-  override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
 }
