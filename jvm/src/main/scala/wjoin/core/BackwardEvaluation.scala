@@ -63,7 +63,7 @@ class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeVal
     arrival(input, time)
     stats.rowsIn(input) += 1
     val s = stored(row)
-    if (tau == 0 || complete == Long.MinValue || complete - tau >= evictedUpTo) evictExpired(complete)
+    if (tau == 0 || complete == Long.MinValue || SaturatingTime.minus(complete, tau) >= evictedUpTo) evictExpired(complete)
     s
   }
 
@@ -103,7 +103,7 @@ class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeVal
     while (j < n) {
       val h = horizon(j)
       val w = windows(j)
-      while (w.size > 0 && WindowMatrix.add(w.oldestTime, h) <= limit) evictOldest(j)
+      while (w.size > 0 && SaturatingTime.reached(w.oldestTime, h, limit)) evictOldest(j)
       j += 1
     }
   }

@@ -65,8 +65,8 @@ final case class BandCells(home: Int, real: Boolean, width: Double, low: Seq[Dou
 
   private val integralWidth: Long = width.toLong
   // Integral reaches are exact Long sums passed as doubles: widened by an ulp (a superset).
-  private val lowL: Array[Long] = low.map(d => RangeBinding.plus(toLong(d), -(math.ulp(d).toLong + 1))).toArray
-  private val highL: Array[Long] = high.map(d => RangeBinding.plus(toLong(d), math.ulp(d).toLong + 1)).toArray
+  private val lowL: Array[Long] = low.map(d => SaturatingTime.plus(toLong(d), -(math.ulp(d).toLong + 1))).toArray
+  private val highL: Array[Long] = high.map(d => SaturatingTime.plus(toLong(d), math.ulp(d).toLong + 1)).toArray
 
   /** Integral: the cell of value `v`. */
   def cellOfLong(v: Long): Long = Math.floorDiv(v, integralWidth)
@@ -82,7 +82,7 @@ final case class BandCells(home: Int, real: Boolean, width: Double, low: Seq[Dou
   /** Integral: the first and last cell of input j's row at y (one cell for home). */
   def cellsOfLong(j: Int, y: Long): (Long, Long) =
     if (j == home) { val c = cellOfLong(y); (c, c) }
-    else (cellOfLong(RangeBinding.plus(y, negate(highL(j)))), cellOfLong(RangeBinding.plus(y, negate(lowL(j)))))
+    else (cellOfLong(SaturatingTime.plus(y, negate(highL(j)))), cellOfLong(SaturatingTime.plus(y, negate(lowL(j)))))
 
   /** Real: the first and last cell of input j's row at y (one cell for home and for NaN). */
   def cellsOfDouble(j: Int, y: Double): (Long, Long) =

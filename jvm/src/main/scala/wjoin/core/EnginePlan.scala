@@ -55,11 +55,11 @@ final case class RangeBinding(target: Int, targetAttr: Int, source: Int, sourceA
   /** The inclusive key range of the target's attribute for a source key x (saturating). */
   def low(x: Long): Long = real match {
     case Some(r) => r.lowKey(x)
-    case None => if (lowOffset == Long.MinValue) Long.MinValue else RangeBinding.plus(x, lowOffset)
+    case None => if (lowOffset == Long.MinValue) Long.MinValue else SaturatingTime.plus(x, lowOffset)
   }
   def high(x: Long): Long = real match {
     case Some(r) => r.highKey(x)
-    case None => if (highOffset == Long.MaxValue) Long.MaxValue else RangeBinding.plus(x, highOffset)
+    case None => if (highOffset == Long.MaxValue) Long.MaxValue else SaturatingTime.plus(x, highOffset)
   }
 
   /** Bounded on both sides (a band, not a one-sided inequality). */
@@ -72,13 +72,6 @@ final case class RangeBinding(target: Int, targetAttr: Int, source: Int, sourceA
   }
 }
 
-object RangeBinding {
-  /** x + d, saturating at Long.MinValue / Long.MaxValue instead of overflowing. */
-  def plus(x: Long, d: Long): Long = {
-    val r = x + d
-    if (((x ^ r) & (d ^ r)) < 0) (if (d > 0) Long.MaxValue else Long.MinValue) else r
-  }
-}
 
 /**
  * The range attributes of buffered rows, as `Long` keys (integral, date and timestamp columns

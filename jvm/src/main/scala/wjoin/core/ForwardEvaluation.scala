@@ -83,7 +83,7 @@ class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValu
       if (arrivals.isEmpty) return false
       val o = arrivals.oldestRow.asInstanceOf[Integer].intValue
       val t = arrivals.oldestTime
-      if (WindowMatrix.add(t, horizon(o)) > complete && !(counts != null && counts.countedOut(o, windows(o)))) return false
+      if (!SaturatingTime.reached(t, horizon(o), complete) && !(counts != null && counts.countedOut(o, windows(o)))) return false
       sweeping = o
       sweep(o, t)
     }

@@ -114,8 +114,8 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
           if (s == null || s.isEmpty) return false
           sources(j) = s
         }
-        var l = minus(t, c(o * n + j))
-        var h = WindowMatrix.add(t, c(j * n + o))
+        var l = SaturatingTime.minus(t, c(o * n + j))
+        var h = SaturatingTime.plus(t, c(j * n + o))
         if (fromOrigin) l = math.max(l, t)
         if (untilOrigin) h = math.min(h, t)
         if (l > h) return false
@@ -142,8 +142,6 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
     depth = 0
     true
   }
-
-  private def minus(t: Long, bound: Long): Long = if (bound == WindowMatrix.Inf) Long.MinValue else t - bound
 
   private def enter(d: Int): Unit = {
     val j = order(d)
@@ -285,8 +283,8 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
       var l = lo(from + j)
       var h = hi(from + j)
       if (narrowing(m * n + j)) {
-        l = math.max(l, minus(tm, c(m * n + j)))
-        h = math.min(h, WindowMatrix.add(tm, c(j * n + m)))
+        l = math.max(l, SaturatingTime.minus(tm, c(m * n + j)))
+        h = math.min(h, SaturatingTime.plus(tm, c(j * n + m)))
         if (l > h) return false
       }
       lo(to + j) = l

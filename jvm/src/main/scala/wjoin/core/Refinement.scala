@@ -39,7 +39,7 @@ final class Refinement(plan: EnginePlan, stats: JoinStats) {
     while (k < checkPairs.length) {
       val ij = checkPairs(k)
       stats.comparisons += 1
-      if (times(ij / n) - times(ij % n) > truth(ij)) { stats.refineRejections += 1; return false }
+      if (SaturatingTime.differenceExceeds(times(ij / n), times(ij % n), truth(ij))) { stats.refineRejections += 1; return false }
       k += 1
     }
     if (excluded != null) {
@@ -49,7 +49,7 @@ final class Refinement(plan: EnginePlan, stats: JoinStats) {
         val b = excluded(ij)
         if (ij / n != ij % n && b != WindowMatrix.Inf) {
           stats.comparisons += 1
-          inside = times(ij / n) - times(ij % n) <= b
+          inside = !SaturatingTime.differenceExceeds(times(ij / n), times(ij % n), b)
         }
         ij += 1
       }

@@ -67,7 +67,7 @@ final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) exten
   /** The first band a row of input j at time t is sent to: bandOf(t - reach(j)), saturating. */
   def firstBand(j: Int, t: Long): Int = {
     val r = reach(j)
-    bandOf(if (t < Long.MinValue + r) Long.MinValue else t - r)
+    bandOf(SaturatingTime.minus(t, r))
   }
 
   /** The last band a row at time t is sent to: its own, bandOf(t). */

@@ -135,7 +135,7 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
   protected final def arrive(input: Int, time: Long): Unit = {
     assert(time >= now, s"rows must be offered in event-time order: $time after $now")
     now = time
-    complete = math.min(if (time == Long.MinValue) time else time - 1, completeBound)
+    complete = math.min(SaturatingTime.before(time), completeBound)
     if (counts != null) counts.arrive(input)
   }
 

@@ -178,8 +178,7 @@ final class WindowMatrix(val n: Int, private val c: Array[Long]) extends Seriali
 
   /** True if the combination with these times satisfies every bound. */
   def admits(times: Array[Long]): Boolean =
-    (0 until n).forall(i => (0 until n).forall(j => i == j || upper(i, j) == WindowMatrix.Inf ||
-      times(i) - times(j) <= upper(i, j)))
+    (0 until n).forall(i => (0 until n).forall(j => i == j || !SaturatingTime.differenceExceeds(times(i), times(j), upper(i, j))))
 
   def render(names: Seq[String], integralTime: Boolean): String =
     (0 until n).map { i =>

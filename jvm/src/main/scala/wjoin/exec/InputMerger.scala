@@ -51,7 +51,8 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   private val copiers = Array.tabulate(n)(codec.storer)
   private val keepCountOnly = Array.tabulate(n)(i => plan.hashed && plan.rowLimit(i) != StreamRows.NoLimit)
   private val late = lateBound.getOrElse(Long.MinValue)
-  private val hasLateBound = lateBound.isDefined
+  // Long.MinValue is "no watermark yet" (a row at that time is not late then).
+  private val hasLateBound = lateBound.exists(_ != Long.MinValue)
   private val heads = new Array[EngineRow](n)
 
   /** Rows read, of every kind. */

@@ -28,7 +28,7 @@ class BandCellsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       d <- Gen.choose(reachLow(j).toLong, reachHigh(j).toLong)
     } yield (x, j, d)
     forAll(gen, minSuccessful(2000)) { case (x, j, d) =>
-      val y = RangeBinding.plus(x, d)
+      val y = SaturatingTime.plus(x, d)
       whenever(y - d == x) { // no saturation: y really is x + d
         val (first, last) = cells.cellsOfLong(j, y)
         val home = cells.cellsOfLong(0, x)

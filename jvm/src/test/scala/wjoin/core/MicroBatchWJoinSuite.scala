@@ -42,16 +42,16 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val out = Seq.newBuilder[Seq[Int]]
     val accepted = Seq.newBuilder[TRow]
     var late = 0
-    var maxSeen = Long.MinValue
-    var lateBound = Long.MinValue
+    var maxSeen: Option[Long] = None
+    var lateBound = Long.MinValue // Long.MinValue: no watermark yet, nothing is late
     val sizes = Seq.newBuilder[Int]
-    val flushAt = batches.flatten.map(_.time).maxOption.getOrElse(0L) + plan.horizon.max + 1
+    val flushAt = SaturatingTime.plus(SaturatingTime.plus(batches.flatten.map(_.time).maxOption.getOrElse(0L), plan.horizon.max), 1)
     val evictedRows = mutable.ArrayBuffer.empty[TRow]
     def engineRow(r: TRow) = EngineRow(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
     var step: MicroBatchWJoin = null
     for ((batch, b) <- (batches :+ Nil).zipWithIndex) {
-      val w = if (b == batches.size) flushAt else if (maxSeen == Long.MinValue) Long.MinValue else maxSeen - delay
-      val (dropped, kept) = batch.partition(_.time <= lateBound)
+      val w = if (b == batches.size) flushAt else maxSeen.fold(Long.MinValue)(SaturatingTime.minus(_, delay))
+      val (dropped, kept) = batch.partition(r => lateBound != Long.MinValue && r.time <= lateBound)
       late += dropped.size
       accepted ++= kept
       if (step == null || rebuild(b)) {
@@ -73,19 +73,23 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       }
       state ++= kept
       evictedRows.foreach(r => state -= r)
-      assert(evictedRows.forall(r => r.time + plan.horizon(r.input) <= w), "a row left the state too early")
+      assert(evictedRows.forall(r => SaturatingTime.reached(r.time, plan.horizon(r.input), w)), "a row left the state too early")
       val reach = if (plan.forward) plan.horizon.max else 0L
-      assert(state.forall(r => r.time + math.max(reach, plan.horizon(r.input)) > w), s"state keeps expired rows at W=$w")
+      assert(state.forall(r => !SaturatingTime.reached(r.time, math.max(reach, plan.horizon(r.input)), w)),
+        s"state keeps expired rows at W=$w")
       sizes += state.size
       lateBound = w
-      if (batch.nonEmpty) maxSeen = math.max(maxSeen, batch.map(_.time).max)
+      if (batch.nonEmpty) maxSeen = Some((maxSeen.toSeq ++ batch.map(_.time)).max)
     }
     assert(state.isEmpty, "the final watermark must empty the state")
     Outcome(out.result().sortBy(_.mkString(",")), accepted.result(), late, sizes.result())
   }
 
-  private def check(n: Int, batches: Seq[Seq[TRow]], terms: Seq[WindowTerm], keyed: Boolean, delay: Long): Outcome = {
+  /** `origin`: every time moved by it (times near the ends of the Long range). */
+  private def check(n: Int, unmoved: Seq[Seq[TRow]], terms: Seq[WindowTerm], keyed: Boolean, delay: Long,
+      origin: Long = 0L): Outcome = {
     val matrix = WindowMatrix.close(terms, names(n))
+    val batches = unmoved.map(_.map(r => r.copy(time = origin + r.time)))
     var last: Outcome = null
     for ((name, plan) <- plans(matrix, keyed); (engine, rebuild) <- rebuilds) {
       val o = stream(n, batches, plan, keyed, delay, rebuild = rebuild)
@@ -102,6 +106,14 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         val rs = rows(n, if (n == 4) 8 else 12, 30, 2, seed * 17 + n)
         check(n, batchesOf(rs, 4, 3, seed), terms, keyed = true, delay)
       }
+    }
+  }
+
+  for ((end, origin) <- Seq("Long.MinValue" -> Long.MinValue, "Long.MinValue + 3" -> (Long.MinValue + 3),
+      "Long.MaxValue - 40" -> (Long.MaxValue - 40)); n <- 2 to 3; (shape, terms) <- shapes(n)) {
+    test(s"N=$n $shape, times from $end: streamed in micro-batches, equals the batch W-join") {
+      for (seed <- 1 to 2)
+        check(n, batchesOf(rows(n, 10, 30, 2, seed * 17 + n), 4, 3, seed), terms, keyed = true, delay = 3, origin)
     }
   }
 

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStore
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.unsafe.Platform
 
-import wjoin.core.{EngineRow, WindowMatrix}
+import wjoin.core.{EngineRow, SaturatingTime}
 import wjoin.exec.codec.RowCodec
 
 /**
@@ -80,6 +80,8 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
   private val newRows = new Array[Long](n)
   private val copyBuffer = new Array[Byte](4096)
   /** Ordered mode: the last swept (time, input); rows up to it are gone. */
+  // A flag, not a sentinel time: a row at Long.MinValue may be the frontier.
+  private var hasFrontier = false
   private var frontierTime = Long.MinValue
   private var frontierInput = Int.MaxValue
   /** Per input, the rows the state holds now. */
@@ -129,10 +131,10 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
   def liveRows: Long = live.sum
 
   private def decidedEarlier(t: Long): Boolean =
-    anchored && !plan.forward && WindowMatrix.add(t, plan.horizon(0)) <= decidedUpTo
+    anchored && !plan.forward && SaturatingTime.reached(t, plan.horizon(0), decidedUpTo)
 
   private def swept(t: Long, i: Int): Boolean =
-    frontierTime != Long.MinValue && (t < frontierTime || (t == frontierTime && i <= frontierInput))
+    hasFrontier && (t < frontierTime || (t == frontierTime && i <= frontierInput))
 
   /** The rows of every stored chunk, minus (ordered mode) those already swept: once, on a fresh object. */
   def load(): Seq[EngineRow] = {
@@ -143,7 +145,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
       val pair = it.next()
       records.decode(pair.key, pair.value) match {
         case c: StateRecord.Chunk => found += c
-        case StateRecord.Frontier(time, input) => frontierTime = time; frontierInput = input
+        case StateRecord.Frontier(time, input) => hasFrontier = true; frontierTime = time; frontierInput = input
         case StateRecord.Decided(w) => decidedUpTo = w
         case StateRecord.Matches(chunk, bits) => matchedBits(chunk) = bits
         case StateRecord.Budgets(bytes) => restoredBudgets = bytes
@@ -221,8 +223,8 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
   def evicted(i: Int, t: Long, row: AnyRef): Unit = {
     live(i) -= 1
     if (anchored && i == 0) placeOf.remove(row)
-    if (plan.forward && (frontierTime == Long.MinValue || t > frontierTime ||
-        (t == frontierTime && i > frontierInput))) {
+    if (plan.forward && (!hasFrontier || t > frontierTime || (t == frontierTime && i > frontierInput))) {
+      hasFrontier = true
       frontierTime = t
       frontierInput = i
     }
@@ -230,7 +232,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
 
   private def done(i: Int, maxTime: Long): Boolean =
     if (plan.forward) swept(maxTime, i)
-    else WindowMatrix.add(maxTime, plan.horizon(i)) <= watermark
+    else SaturatingTime.reached(maxTime, plan.horizon(i), watermark)
 
   /** Writes this batch's chunks, drops the chunks no row of which can join again. */
   def save(): Unit = {
@@ -257,7 +259,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
       if (!plan.forward && watermark != Long.MinValue) store.put(decidedKey, records.decidedValue(watermark))
     }
     budgets.foreach(saved => store.put(budgetsKey, records.budgetsValue(saved())))
-    if (plan.forward && frontierTime != Long.MinValue)
+    if (plan.forward && hasFrontier)
       store.put(frontierKey, records.frontierValue(frontierTime, frontierInput))
   }
 

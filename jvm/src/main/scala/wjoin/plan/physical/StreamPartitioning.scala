@@ -3,7 +3,7 @@ package physical
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
-import wjoin.core.{BandCells, RangeBinding}
+import wjoin.core.{BandCells, RangeBinding, SaturatingTime}
 import wjoin.plan.logical.WindowJoin
 
 /**
@@ -114,11 +114,11 @@ object StreamPartitioning {
             lo(t) = lo(s) + eLo; changed = true
           }
         } else {
-          if (hiL(s) != Long.MaxValue && e.highOffset != Long.MaxValue && RangeBinding.plus(hiL(s), e.highOffset) < hiL(t)) {
-            hiL(t) = RangeBinding.plus(hiL(s), e.highOffset); changed = true
+          if (hiL(s) != Long.MaxValue && e.highOffset != Long.MaxValue && SaturatingTime.plus(hiL(s), e.highOffset) < hiL(t)) {
+            hiL(t) = SaturatingTime.plus(hiL(s), e.highOffset); changed = true
           }
-          if (loL(s) != Long.MinValue && e.lowOffset != Long.MinValue && RangeBinding.plus(loL(s), e.lowOffset) > loL(t)) {
-            loL(t) = RangeBinding.plus(loL(s), e.lowOffset); changed = true
+          if (loL(s) != Long.MinValue && e.lowOffset != Long.MinValue && SaturatingTime.plus(loL(s), e.lowOffset) > loL(t)) {
+            loL(t) = SaturatingTime.plus(loL(s), e.lowOffset); changed = true
           }
         }
       }
