@@ -15,7 +15,7 @@ import org.apache.spark.sql.wjoin.{SparkBridge, WJoinConf}
 
 import wjoin.core.{JoinHow, WindowMatrix}
 import wjoin.exec.codec.RowCodec
-import wjoin.exec.state.{StateFormat, WindowJoinStateMetadata}
+import wjoin.exec.state.{StateFormat, StateQuery, WindowJoinStateMetadata}
 import wjoin.plan.logical.WindowJoin
 import wjoin.plan.physical.StreamPartitioning
 import wjoin.plan.physical.WindowJoinPlanner
@@ -120,12 +120,19 @@ case class StreamingWindowJoinExec(
    */
   override def validateAndMaybeEvolveStateSchema(
       hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
-    WindowJoinStateMetadata.verify(getStateInfo.checkpointLocation, getStateInfo.operatorId, hadoopConf)
+    WindowJoinStateMetadata.verify(getStateInfo.checkpointLocation, getStateInfo.operatorId, hadoopConf,
+      Some(stateQuery))
     val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, stateKeySchema, 0,
       stateValueSchema))
     List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(getStateInfo, hadoopConf, schema,
       session.sessionState, stateSchemaVersion))
   }
+
+  /** What the state depends on: recorded with it, compared on restart ([[StateQuery]]). */
+  def stateQuery: StateQuery =
+    StateQuery.of(inputNames, children.map(_.output), timeColumns, keys, residual, windows, enginePlan.forward, how,
+      planned.shed.map(_.limits.describe(inputNames)),
+      if (hashPartitioned) partitioning.describe(inputNames) else "one partition")
 
   /** Microseconds of the watermark, or Long.MinValue while there is none. */
   private def micros(ms: Long): Long = if (ms <= 0) Long.MinValue else ms * 1000

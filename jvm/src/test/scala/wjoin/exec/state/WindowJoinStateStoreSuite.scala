@@ -264,10 +264,10 @@ class WindowJoinStateStoreSuite extends AnyFunSuite with SharedSparkSession {
 
   test("format metadata: new state gets this code's; state without it is version 1 (written then); 99 is refused") {
     val fresh = Files.createTempDirectory("wjoin-meta").toString
-    assert(WindowJoinStateMetadata.verify(fresh, 1000000L, hadoop) == WindowJoinStateMetadata.current)
-    assert(WindowJoinStateMetadata.current.formatVersion == StateFormat.Current)
+    assert(WindowJoinStateMetadata.verify(fresh, 1000000L, hadoop) == WindowJoinStateMetadata.current())
+    assert(WindowJoinStateMetadata.current().formatVersion == StateFormat.Current)
     assert(WindowJoinStateMetadata.read(WindowJoinStateMetadata.path(fresh, 1000000L), hadoop)
-      .contains(WindowJoinStateMetadata.current))
+      .contains(WindowJoinStateMetadata.current()))
 
     // An operator with state but no metadata: a checkpoint from before the format had a version.
     val old = Files.createTempDirectory("wjoin-meta").toString
