@@ -1,6 +1,7 @@
 package wjoin.testkit
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.wjoin.StreamingTestClasses
 import org.scalatest.{BeforeAndAfterAll, Suite}
 
 /**
@@ -14,9 +15,13 @@ trait SharedSparkSession extends BeforeAndAfterAll { self: Suite =>
     .master("local[2]")
     .appName(getClass.getSimpleName)
     .config("spark.sql.extensions", "wjoin.WJoinExtensions")
-    .config("spark.sql.shuffle.partitions", "7")
+    .config("spark.sql.shuffle.partitions", "4") // every streaming micro-batch commits one store per partition
     .config("spark.wjoin.smallInputBytes", "-1")
     .config("spark.ui.enabled", "false")
+    // Checkpoints are on the local disk: renames through Hadoop's FileSystem, not Spark's
+    // default manager, which starts readlink/chmod processes on every state commit without
+    // Hadoop's native library (about 30 ms per partition and micro-batch; see the user guide).
+    .config("spark.sql.streaming.checkpointFileManagerClass", StreamingTestClasses.fileSystemCheckpointFileManager)
     .getOrCreate()
 
   /** Runs `body` with the session settings `pairs`, then restores what was set before. */

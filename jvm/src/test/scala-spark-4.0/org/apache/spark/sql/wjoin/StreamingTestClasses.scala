@@ -12,4 +12,7 @@ object StreamingTestClasses {
   /** A memory source of `spark` (Spark 4.0 takes its SQLContext). */
   def memoryStream[A: Encoder](spark: SparkSession): MemoryStream[A] =
     runtime.MemoryStream[A](implicitly[Encoder[A]], spark.sqlContext)
+
+  /** The checkpoint file manager that renames through Hadoop's FileSystem (no processes started). */
+  val fileSystemCheckpointFileManager: String = classOf[runtime.FileSystemBasedCheckpointFileManager].getName
 }
