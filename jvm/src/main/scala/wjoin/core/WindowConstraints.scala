@@ -79,7 +79,21 @@ object WindowTermParser {
   private val Term =
     """(?is)\s*(WINDOW|DWINDOW)\s*(?:\(\s*([^,()\s]+)\s*,\s*([^,()\s]+)\s*\))?\s*=\s*(.+?)\s*""".r
   private val PerStream = """(?is)\s*(RANGE|ROWS)\s*\(\s*([^,()\s]+)\s*\)\s*=\s*(.+?)\s*""".r
-  private val Interval = """(?s)\[\s*(.+?)\s*,\s*(.+?)\s*\]""".r
+
+  /**
+   * `[lo, hi]` (the text after `=`, trimmed): lo up to the first comma, hi up to the closing
+   * bracket, both trimmed and non-blank. Read by hand, in linear time: the regular expression
+   * `\[\s*(.+?)\s*,\s*(.+?)\s*\]` it replaces backtracks in O(n^4) over blanks around the comma
+   * (a term of 1000 characters took a minute and a half), and a Connect client may send any text.
+   */
+  private object Interval {
+    def unapply(value: String): Option[(String, String)] = {
+      val comma = value.indexOf(',')
+      if (value.length < 2 || value.head != '[' || value.last != ']' || comma < 0) None
+      else Some((value.substring(1, comma).trim, value.substring(comma + 1, value.length - 1).trim))
+        .filter { case (lo, hi) => lo.nonEmpty && hi.nonEmpty }
+    }
+  }
 
   /** Splits on top-level AND (not inside [...]). */
   private def splitTerms(text: String): Seq[String] = {

@@ -12,7 +12,8 @@ import wjoin.errors.WJoinErrors
  * A [[WJoinRequest]] from its options as plain data, keyed by the Python argument names: what
  * py4j makes of the Python package's dict (lists are java.util.List, dicts java.util.Map, None
  * is null or absent), and what the Connect plugin makes of its message. The one codec of the
- * options; their values are checked by [[wjoin.plan.logical.WindowJoinBuilder]].
+ * options; their sizes are checked here ([[RequestLimits]]), their values by
+ * [[wjoin.plan.logical.WindowJoinBuilder]].
  *
  * {{{
  *   names       list of strings            window            text
@@ -37,6 +38,7 @@ object RequestCodec {
     val args = arguments.asScala.toMap.filter(_._2 != null)
     val unknown = args.keySet -- Keys
     WJoinErrors.check(unknown.isEmpty, "WJOIN_UNKNOWN_ARGUMENT", Seq("arguments" -> unknown.toSeq.sorted))
+    RequestLimits.requireArguments(args)
     def get[T](key: String, what: String)(convert: PartialFunction[AnyRef, T]): Option[T] =
       args.get(key).map(v => convert.applyOrElse(v, (_: AnyRef) => WJoinErrors.raise("WJOIN_INVALID_ARGUMENT",
         "argument" -> key, "reason" -> s"expected $what, got ${v.getClass.getSimpleName} $v")))

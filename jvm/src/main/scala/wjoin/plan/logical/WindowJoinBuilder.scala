@@ -13,7 +13,7 @@ import org.apache.spark.sql.types._
 
 import wjoin.core.{Algorithm, DirectedWindow, Durations, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm, WindowTermParser}
 import wjoin.errors.WJoinErrors
-import wjoin.request.{TimeColumns, WJoinRequest}
+import wjoin.request.{RequestLimits, TimeColumns, WJoinRequest}
 
 /**
  * The one place a [[WJoinRequest]] becomes a logical plan, and the one place its values are
@@ -23,7 +23,7 @@ import wjoin.request.{TimeColumns, WJoinRequest}
  * the SQL form's WHERE clause is resolved too.
  *
  * {{{
- *   request ─ names (alias or A, B, C) ─ input count, unique names ─ how x limits x bidirectional
+ *   request ─ input count, text lengths ─ names (alias or A, B, C), unique ─ how x limits x bidirectional
  *           ─ each input under SubqueryAlias(name) with its own attribute ids
  *           ─ time columns (one kind) ─ key equalities of `on` ─ Python UDF conjuncts apart
  *           ─ window terms ─ closed WindowMatrix (contradictions, unbounded inputs)
@@ -35,8 +35,8 @@ object WindowJoinBuilder extends PredicateHelper {
   /** Metadata key of the columns of an input that repeats another's ids: the input's name. */
   val InputMetadataKey = "wjoin.input"
 
-  /** Fails unless there are at least 2 inputs. */
-  def requireInputCount(n: Int): Unit = WJoinErrors.check(n >= 2, "WJOIN_TOO_FEW_INPUTS", Seq("count" -> n))
+  /** Fails unless there are 2 to [[RequestLimits.MaxInputs]] inputs. */
+  def requireInputCount(n: Int): Unit = RequestLimits.requireInputCount(n)
 
   /** Names for inputs given as a list: their `alias` where set, else A, B, C, ... by position. */
   def defaultNames(plans: Seq[LogicalPlan]): Seq[String] = plans.zipWithIndex.map { case (plan, i) =>
@@ -66,6 +66,7 @@ object WindowJoinBuilder extends PredicateHelper {
     val plans = request.inputs
     val n = plans.size
     requireInputCount(n)
+    RequestLimits.requireRequest(request)
     val inputNames = request.names.getOrElse(defaultNames(plans))
     requireNames(inputNames, n)
     val streaming = inputNames.zip(plans).filter(_._2.isStreaming).map(_._1)

@@ -4,7 +4,7 @@ package logical
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Filter, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.types.{TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{BooleanType, TimestampNTZType, TimestampType}
 
 import wjoin.core.Algorithm
 import wjoin.core.cost.AccessPlanner
@@ -18,6 +18,7 @@ import wjoin.errors.WJoinErrors
  * A post-hoc resolution rule that changes nothing, not a check rule: Spark wraps what check
  * rules throw in an `ExtendedAnalysisException`, which keeps the condition but not our SQLSTATE.
  *
+ *  - the condition: a boolean;
  *  - streams: a timestamp time column with a watermark on every input;
  *  - algorithm 'hw': an equality key shared by all inputs;
  *  - forced access paths: each one possible (hash: a key; trees: a band or inequality
@@ -27,6 +28,10 @@ object WindowJoinChecks extends Rule[LogicalPlan] with PredicateHelper {
   override def apply(plan: LogicalPlan): LogicalPlan = { check(plan); plan }
 
   private def check(plan: LogicalPlan): Unit = plan.foreach {
+    // Else the node stays unresolved and Spark reports an unresolved operator as an internal error.
+    case w: WindowJoin if w.childrenResolved && w.condition.exists(c => c.resolved && c.dataType != BooleanType) =>
+      val c = w.condition.get
+      WJoinErrors.raise("WJOIN_CONDITION_NOT_BOOLEAN", "condition" -> c.sql, "type" -> c.dataType.simpleString)
     case w: WindowJoin if w.resolved =>
       if (w.isStreaming) checkStreaming(w)
       val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), conditionWithFiltersAbove(plan, w))
