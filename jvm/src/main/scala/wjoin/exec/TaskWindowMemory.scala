@@ -46,15 +46,17 @@ object TaskWindowMemory {
    * Heap bytes of a stored row or key: an `UnsafeRow` copy is its object and its byte array
    * (`copy()` allocates exactly `getSizeInBytes`); a single integral key is a boxed `Long`.
    */
-  val sizeOf: AnyRef => Long = {
-    case r: UnsafeRow => UnsafeRowObject + WindowFootprint.array(r.getSizeInBytes, 1)
-    case _: java.lang.Long => BoxedLong
-    case null => 0L
-    case _ => OtherObject
+  object RowSizes extends WindowMemory.Sizes {
+    def sizeOf(o: AnyRef): Long = o match {
+      case r: UnsafeRow => UnsafeRowObject + WindowFootprint.array(r.getSizeInBytes, 1)
+      case _: java.lang.Long => BoxedLong
+      case null => 0L
+      case _ => OtherObject
+    }
   }
 
   /** A ledger of windows named by `names`, not bound to any task yet. */
-  def ledger(names: WindowNames): WindowMemory = new WindowMemory(sizeOf, WindowMemory.DefaultChunk, refusal(names))
+  def ledger(names: WindowNames): WindowMemory = new WindowMemory(RowSizes, WindowMemory.DefaultChunk, refusal(names))
 
   /**
    * The windows' memory of the running task: a ledger bound to the task's memory until the

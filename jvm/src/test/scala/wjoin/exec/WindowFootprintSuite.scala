@@ -9,7 +9,7 @@ import wjoin.core.index.RangeWindow
 import wjoin.core.window.{HashWindow, IndexedWindow, InputWindow, ScanWindow, WindowAccount, WindowMemory}
 
 /**
- * What the windows' account charges ([[TaskWindowMemory.sizeOf]] for the codec's rows, plus
+ * What the windows' account charges ([[TaskWindowMemory.RowSizes]] for the codec's rows, plus
  * [[wjoin.core.window.WindowFootprint]] for the structures) against the live heap the window
  * adds, per window type, for a typical row of three columns (timestamp, long key, double)
  * after the window slid for a while: never less (the account is what stops a query before the

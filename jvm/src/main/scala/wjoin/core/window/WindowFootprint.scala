@@ -4,7 +4,7 @@ package wjoin.core.window
  * Heap bytes of the windows' own structures, for [[WindowMemory]]: the object layout of a
  * 64-bit HotSpot JVM (12-byte object headers with compressed class pointers, 16-byte array
  * headers, 8-byte alignment, references of 4 bytes with compressed oops, i.e. heaps under
- * 32 GiB, else 8). The rows themselves are sized by the codec (`WindowMemory.sizeOf`).
+ * 32 GiB, else 8). The rows themselves are sized by the codec (`WindowMemory.Sizes`).
  *
  * {{{
  *   every window      ring buffers: exact, by capacity (TimeSortedBuffer reports each resize)

@@ -43,18 +43,18 @@ object MemoryBudget {
  * windows hold their [[WindowAccount]]s, chosen once when they are built; only the budget
  * behind this ledger changes.
  *
- * @param sizeOf  the bytes of a stored row or key object, itself and what only it references
+ * @param sizes   the bytes of a stored row or key object, itself and what only it references
  *                (the codec's rows: `UnsafeRow` object + its byte array)
  * @param chunk   bytes reserved or given back at a time (> 0)
  * @param refused what happens when the budget refuses: it throws, naming input `input` whose
  *                window holds `rows` rows, the bytes all windows hold (`held`) and those
  *                asked (`asked`). It never returns.
  */
-final class WindowMemory private (val sizeOf: AnyRef => Long, chunk: Long, refused: WindowMemory.Refusal,
+final class WindowMemory private (val sizes: WindowMemory.Sizes, chunk: Long, refused: WindowMemory.Refusal,
     counted: Boolean) {
   assert(chunk > 0, s"a chunk of $chunk bytes")
 
-  def this(sizeOf: AnyRef => Long, chunk: Long, refused: WindowMemory.Refusal) = this(sizeOf, chunk, refused, true)
+  def this(sizes: WindowMemory.Sizes, chunk: Long, refused: WindowMemory.Refusal) = this(sizes, chunk, refused, true)
 
   /** The bound budget; null while unbound (bytes are counted, nothing is reserved). */
   private var budget: MemoryBudget = null
@@ -136,6 +136,11 @@ object WindowMemory {
   /** Bytes reserved at a time: 1 MiB (a window of 100-byte rows asks once per 10,000 rows). */
   val DefaultChunk: Long = 1L << 20
 
+  /** Heap bytes of a stored row or key (a primitive result: no boxing per row, as a `AnyRef => Long` would). */
+  trait Sizes {
+    def sizeOf(o: AnyRef): Long
+  }
+
   /** What a refused reservation raises (see [[WindowMemory]]); never returns. */
   trait Refusal {
     def refused(input: Int, rows: Long, held: Long, asked: Long): Nothing
@@ -167,11 +172,11 @@ final class WindowAccount private[window] (memory: WindowMemory, val input: Int,
   /** The bytes of stored row `row` (a stamped row: the stamp and the row inside). */
   def rowBytes(row: AnyRef): Long =
     if (memory == null) 0L
-    else if (stampBytes == 0) memory.sizeOf(row)
-    else stampBytes + memory.sizeOf(row.asInstanceOf[wjoin.core.Stamped].row)
+    else if (stampBytes == 0) memory.sizes.sizeOf(row)
+    else stampBytes + memory.sizes.sizeOf(row.asInstanceOf[wjoin.core.Stamped].row)
 
   /** The bytes of a key object. */
-  def keyBytes(key: AnyRef): Long = if (memory == null || key == null) 0L else memory.sizeOf(key)
+  def keyBytes(key: AnyRef): Long = if (memory == null || key == null) 0L else memory.sizes.sizeOf(key)
 
   /** A row of `bytes` (row, key, entry) entered the window. */
   def rowIn(bytes: Long): Unit = if (memory != null) { count += 1; held += bytes; memory.charge(this, bytes) }
