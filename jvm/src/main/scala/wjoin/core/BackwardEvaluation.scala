@@ -1,5 +1,7 @@
 package wjoin.core
 
+import wjoin.core.window.WindowMemory
+
 /**
  * Backward evaluation: the NLW-join and HW-join of Hammad et al. (Sec. 3.1), with lazy
  * expiration (Golab & Özsu) and, in streaming, the eager micro-batch mode.
@@ -42,10 +44,11 @@ package wjoin.core
  * @param filter non-window predicate
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the eager mode)
+ * @param memory the windows' memory account
  */
 class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    listener: EngineListener = EngineListener.Silent)
-    extends WJoinEngine(plan, filter, ranges, mode, listener, PeriodShape.backward(mode)) {
+    listener: EngineListener = EngineListener.Silent, memory: WindowMemory = WindowMemory.Unaccounted)
+    extends WJoinEngine(plan, filter, ranges, mode, listener, PeriodShape.backward(mode), memory) {
   assert(!plan.forward, "backward evaluation runs the NLW-join and the HW-join")
   private val streaming = mode != EngineMode.Batch
   private val tau = plan.expirationInterval

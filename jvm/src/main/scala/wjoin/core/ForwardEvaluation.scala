@@ -1,6 +1,6 @@
 package wjoin.core
 
-import wjoin.core.window.TimeSortedBuffer
+import wjoin.core.window.{TimeSortedBuffer, WindowMemory}
 
 /**
  * Forward evaluation: the MW-join of Hammad et al. (Fig. 6), batch or streaming ordered.
@@ -39,13 +39,14 @@ import wjoin.core.window.TimeSortedBuffer
  * @param filter non-window predicate
  * @param ranges range attributes of rows, for indexed inputs
  * @param mode   batch, or streaming with the watermark W (the ordered mode)
+ * @param memory the windows' memory account
  */
 class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    listener: EngineListener = EngineListener.Silent)
-    extends WJoinEngine(plan, filter, ranges, mode, listener, PeriodShape.Forward) {
+    listener: EngineListener = EngineListener.Silent, memory: WindowMemory = WindowMemory.Unaccounted)
+    extends WJoinEngine(plan, filter, ranges, mode, listener, PeriodShape.Forward, memory) {
   assert(plan.forward, "forward evaluation runs the MW-join")
   /** Every buffered row in merge order (rows hold the input index). */
-  private val arrivals = new TimeSortedBuffer(64)
+  private val arrivals = new TimeSortedBuffer(64, engineAccount)
   /** The input of the origin being enumerated (dropped when it runs out), or -1. */
   private var sweeping = -1
 

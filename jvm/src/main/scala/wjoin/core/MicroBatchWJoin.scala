@@ -1,6 +1,7 @@
 package wjoin.core
 
 import wjoin.core.shedding.{ShedPlan, SheddingEngine}
+import wjoin.core.window.WindowMemory
 
 /** A row as the engine sees it: input index, event time, hash key (null if unhashed), payload. */
 final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
@@ -45,11 +46,13 @@ final case class EngineRow(input: Int, time: Long, key: AnyRef, row: AnyRef)
  * @param shed      resource limits: the first batch's budgets; None: exact
  * @param partition the partition (seeds the shedding's random choices)
  * @param listener  hears of the rows that leave the state (evicted, or shed under limits)
+ * @param memory    the windows' memory account (bound to each micro-batch's task by the caller)
  */
 final class MicroBatchWJoin(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None,
-    shed: Option[ShedPlan] = None, partition: Int = 0, listener: EngineListener = EngineListener.Silent) {
-  val engine: WJoinEngine =
-    WJoinEngine(plan, filter, EngineMode.Streaming(Long.MinValue), ranges, shed, partition, listener = listener)
+    shed: Option[ShedPlan] = None, partition: Int = 0, listener: EngineListener = EngineListener.Silent,
+    memory: WindowMemory = WindowMemory.Unaccounted) {
+  val engine: WJoinEngine = WJoinEngine(plan, filter, EngineMode.Streaming(Long.MinValue), ranges, shed, partition,
+    listener = listener, memory = memory)
   /** Under limits, the engine's budgets and shed rows; else None. */
   val shedder: Option[SheddingEngine] = engine match {
     case s: SheddingEngine => Some(s)

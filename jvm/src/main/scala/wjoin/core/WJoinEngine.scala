@@ -1,7 +1,7 @@
 package wjoin.core
 
 import wjoin.core.shedding.{SheddingBackwardEvaluation, SheddingForwardEvaluation, ShedPlan}
-import wjoin.core.window.InputWindow
+import wjoin.core.window.{InputWindow, WindowAccount, WindowFootprint, WindowMemory}
 
 /**
  * The W-join state machine of one partition: N input windows and one resumable enumeration
@@ -43,9 +43,10 @@ import wjoin.core.window.InputWindow
  * @param mode       batch or streaming (and then the watermark W)
  * @param listener   hears of evicted (and, under limits, shed) rows
  * @param shape      the enumeration's period shape ([[PeriodShape]]), fixed by the evaluation and mode
+ * @param memory     the memory account of the windows ([[WindowMemory]]; unaccounted in core tests)
  */
 abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    protected val listener: EngineListener, shape: PeriodShape) {
+    protected val listener: EngineListener, shape: PeriodShape, memory: WindowMemory) {
   protected final val n = plan.n
   protected final val horizon = plan.horizon
   /** Every row with time <= completeBound has been offered once finish() is called. */
@@ -55,8 +56,11 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
   protected final val counts: CountWindows = if (plan.counting) new CountWindows(plan.rowLimit) else null
   protected final val windows: Array[InputWindow] = Array.tabulate(n) { j =>
     val attr = plan.indexAttr(j)
-    InputWindow(plan, j, row => ranges.value(j, attr, unstamped(row)))
+    InputWindow(plan, j, row => ranges.value(j, attr, unstamped(row)),
+      memory.account(j, if (counts == null) 0L else WindowFootprint.stamp(n)))
   }
+  /** The account of the engine's own per-row structures (forward evaluation's arrival ring). */
+  protected final val engineAccount: WindowAccount = memory.account(-1)
   protected final val probe = new ProbeEnumerator(plan, filter, ranges, windows, stats, counts,
     new Refinement(plan, stats), shape)
 
@@ -169,19 +173,24 @@ object WJoinEngine {
    */
   def apply(plan: EnginePlan, filter: TupleFilter, mode: EngineMode, ranges: RangeValues,
       shed: Option[ShedPlan] = None, partition: Int = 0, batch: Long = 0L,
-      listener: EngineListener = EngineListener.Silent): WJoinEngine = shed match {
-    case None =>
-      if (plan.forward) new ForwardEvaluation(plan, filter, ranges, mode, listener)
-      else new BackwardEvaluation(plan, filter, ranges, mode, listener)
-    case Some(s) =>
-      if (plan.forward) new SheddingForwardEvaluation(plan, filter, ranges, mode, s, partition, batch, listener)
-      else new SheddingBackwardEvaluation(plan, filter, ranges, mode, s, partition, batch, listener)
-  }
+      listener: EngineListener = EngineListener.Silent, memory: WindowMemory = WindowMemory.Unaccounted): WJoinEngine =
+    shed match {
+      case None =>
+        if (plan.forward) new ForwardEvaluation(plan, filter, ranges, mode, listener, memory)
+        else new BackwardEvaluation(plan, filter, ranges, mode, listener, memory)
+      case Some(s) =>
+        if (plan.forward) new SheddingForwardEvaluation(plan, filter, ranges, mode, s, partition, batch, listener, memory)
+        else new SheddingBackwardEvaluation(plan, filter, ranges, mode, s, partition, batch, listener, memory)
+    }
 
-  /** A batch W-join: the whole input is offered, then finish(); `shed`: under resource limits. */
+  /**
+   * A batch W-join: the whole input is offered, then finish(); `shed`: under resource limits;
+   * `memory`: the task's account of the windows.
+   */
   def batch(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues = RangeValues.None,
-      shed: Option[ShedPlan] = None, partition: Int = 0, listener: EngineListener = EngineListener.Silent): WJoinEngine =
-    apply(plan, filter, EngineMode.Batch, ranges, shed, partition, listener = listener)
+      shed: Option[ShedPlan] = None, partition: Int = 0, listener: EngineListener = EngineListener.Silent,
+      memory: WindowMemory = WindowMemory.Unaccounted): WJoinEngine =
+    apply(plan, filter, EngineMode.Batch, ranges, shed, partition, listener = listener, memory = memory)
 
   /**
    * One micro-batch of a streaming W-join with eviction watermark `watermark` (W, in time

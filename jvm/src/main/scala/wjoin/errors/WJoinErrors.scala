@@ -17,8 +17,9 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
  *         getMessage = "[WJOIN_NEGATIVE_WINDOW] window: a window cannot be negative, got '-5'. SQLSTATE: 22003"
  * }}}
  *
- * Every misuse is raised through [[raise]] / [[check]] before any Spark job runs; a broken
- * invariant of the code is an `assert`, never one of these.
+ * Every misuse is raised through [[raise]] / [[check]] before any Spark job runs; what stops
+ * a running query (its windows do not fit in memory) through [[fail]]; a broken invariant of
+ * the code is an `assert`, never one of these.
  */
 object WJoinErrors {
   /** Where the catalogue lives in the jar. */
@@ -61,6 +62,10 @@ object WJoinErrors {
 
   /** Throws the error of condition `name`. */
   def raise(name: String, parameters: (String, Any)*): Nothing = throw error(name, parameters: _*)
+
+  /** Throws the error of condition `name` found while a task runs ([[WJoinRuntimeException]]). */
+  def fail(name: String, parameters: (String, Any)*): Nothing =
+    throw new WJoinRuntimeException(name, parameters.map { case (k, v) => k -> render(v) }.toMap)
 
   /** Throws the error of condition `name` unless `ok`; the parameters are only computed when it fails. */
   def check(ok: Boolean, name: => String, parameters: => Seq[(String, Any)]): Unit =

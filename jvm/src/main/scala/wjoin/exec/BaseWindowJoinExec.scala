@@ -50,6 +50,10 @@ trait BaseWindowJoinExec extends SparkPlan {
 
   @transient lazy val enginePlan: EnginePlan = access.enginePlan(windows, algorithm, hashed)
 
+  /** Each input's name and window, for an error about the windows' memory. */
+  def windowNames: WindowNames = WindowNames(inputNames, enginePlan.horizon.toSeq.map(h =>
+    s"${windows.terms.map(_.text).mkString(" AND ")}; its rows are kept ${windows.render(h)} for later rows"))
+
   /** The node's metrics, typed. */
   def joinMetrics: WindowJoinMetrics = new WindowJoinMetrics(metrics, inputNames.size, streaming)
 

@@ -1,6 +1,6 @@
 package wjoin.core.index
 
-import wjoin.core.window.TimeSortedBuffer
+import wjoin.core.window.{TimeSortedBuffer, WindowAccount}
 import RangeWindow.Entry
 
 /**
@@ -22,9 +22,13 @@ import RangeWindow.Entry
  * stop as in a time-sorted buffer). Insert and expire cost one index descent each, a probe
  * one descent plus its matches. Entries are compared by identity, so equal rows never
  * confuse the delete.
+ *
+ * @param index   the T-tree or B+tree
+ * @param account the memory account its ring of entries is charged to (the entries and index
+ *                slots are charged per row by `IndexedWindow`)
  */
-final class RangeWindow(val index: RangeIndex[Entry]) {
-  private val arrivals = new TimeSortedBuffer(64)
+final class RangeWindow(val index: RangeIndex[Entry], account: WindowAccount = WindowAccount.None) {
+  private val arrivals = new TimeSortedBuffer(64, account)
 
   def size: Int = arrivals.size
   def isEmpty: Boolean = arrivals.isEmpty
@@ -55,6 +59,8 @@ object RangeWindow {
   /** One buffered row with its range key and event time. Equality is identity. */
   final class Entry(val key: Long, val time: Long, val row: AnyRef)
 
-  def tTree(nodeSize: Int = 100): RangeWindow = new RangeWindow(new TTree[Entry](nodeSize))
-  def bPlusTree(nodeSize: Int = 100): RangeWindow = new RangeWindow(new BPlusTree[Entry](nodeSize))
+  def tTree(nodeSize: Int = 100, account: WindowAccount = WindowAccount.None): RangeWindow =
+    new RangeWindow(new TTree[Entry](nodeSize), account)
+  def bPlusTree(nodeSize: Int = 100, account: WindowAccount = WindowAccount.None): RangeWindow =
+    new RangeWindow(new BPlusTree[Entry](nodeSize), account)
 }

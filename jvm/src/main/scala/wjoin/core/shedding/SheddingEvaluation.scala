@@ -1,6 +1,7 @@
 package wjoin.core.shedding
 
 import wjoin.core.{BackwardEvaluation, EngineListener, EngineMode, EnginePlan, ForwardEvaluation, RangeValues, TupleFilter}
+import wjoin.core.window.WindowMemory
 
 /**
  * The load-shedding engines: backward and forward evaluation with the budgets of a
@@ -37,10 +38,11 @@ trait SheddingEngine {
  * @param shed      the partition's budgets
  * @param partition the partition (seeds the random choices)
  * @param batch     the micro-batch (streaming; 0 in batch)
+ * @param memory    the windows' memory account
  */
 final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    shed: ShedPlan, partition: Int, batch: Long, listener: EngineListener)
-    extends BackwardEvaluation(plan, filter, ranges, mode, listener)
+    shed: ShedPlan, partition: Int, batch: Long, listener: EngineListener, memory: WindowMemory = WindowMemory.Unaccounted)
+    extends BackwardEvaluation(plan, filter, ranges, mode, listener, memory)
     with SheddingEngine {
   assert(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
   val budgets = new ShedBudgets(shed, partition, batch)
@@ -62,10 +64,11 @@ final class SheddingBackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ra
  * @param shed      the partition's budgets
  * @param partition the partition (seeds the random choices)
  * @param batch     the micro-batch (streaming; 0 in batch)
+ * @param memory    the windows' memory account
  */
 final class SheddingForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValues, mode: EngineMode,
-    shed: ShedPlan, partition: Int, batch: Long, listener: EngineListener)
-    extends ForwardEvaluation(plan, filter, ranges, mode, listener)
+    shed: ShedPlan, partition: Int, batch: Long, listener: EngineListener, memory: WindowMemory = WindowMemory.Unaccounted)
+    extends ForwardEvaluation(plan, filter, ranges, mode, listener, memory)
     with SheddingEngine {
   assert(shed.n == plan.n, s"a shedding plan of ${shed.n} inputs for a W-join of ${plan.n}")
   assert(mode == EngineMode.Batch, "a streaming W-join under limits runs the eager mode (backward evaluation): " +

@@ -12,15 +12,25 @@ package wjoin.core.window
  *             k2 -> [r2, ...]             an emptied bucket is removed
  *   candidates(k) = buckets(k), or null when the window holds no row with key k
  * }}}
+ *
+ * Memory: each row (`account.rowBytes`), both rings by capacity, and per key its bucket, the
+ * key object and its place in the map ([[WindowFootprint]]), given back when the bucket empties.
+ *
+ * @param account the window's memory account
  */
-final class HashWindow extends InputWindow {
+final class HashWindow(account: WindowAccount = WindowAccount.None) extends InputWindow {
   private val buckets = new java.util.HashMap[AnyRef, Bucket]()
-  private val arrivals = new TimeSortedBuffer(64)
+  private val arrivals = new TimeSortedBuffer(64, account)
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
     var bucket = buckets.get(key)
-    if (bucket == null) { bucket = new Bucket(key); buckets.put(key, bucket) }
+    if (bucket == null) {
+      bucket = new Bucket(key, account)
+      buckets.put(key, bucket)
+      account.resized(WindowFootprint.BucketEntry + account.keyBytes(key))
+    }
     bucket.append(time, row)
     arrivals.append(time, bucket)
+    account.rowIn(account.rowBytes(row))
   }
   def candidates(key: AnyRef): TimeSortedBuffer = buckets.get(key)
   def size: Int = arrivals.size
@@ -31,14 +41,20 @@ final class HashWindow extends InputWindow {
   def distinctKeys(sample: Int): Long = buckets.size.toLong
   def evictOldest(): Unit = {
     val bucket = arrivals.popOldest().asInstanceOf[Bucket]
-    bucket.popOldest()
-    if (bucket.isEmpty) buckets.remove(bucket.key)
+    account.rowOut(account.rowBytes(bucket.popOldest()))
+    if (bucket.isEmpty) {
+      buckets.remove(bucket.key)
+      account.resized(-(bucket.footprint + WindowFootprint.BucketEntry + account.keyBytes(bucket.key)))
+    }
   }
 }
 
 /**
  * A hash bucket: the rows of one key in arrival order.
  *
- * @param key the equality key every row of the bucket carries
+ * @param key     the equality key every row of the bucket carries
+ * @param account the window's memory account (charged for the bucket when it is built)
  */
-final class Bucket(val key: AnyRef) extends TimeSortedBuffer(2)
+final class Bucket(val key: AnyRef, account: WindowAccount = WindowAccount.None) extends TimeSortedBuffer(2, account) {
+  override protected def footprintOf(capacity: Int): Long = WindowFootprint.bucket(capacity)
+}

@@ -40,15 +40,18 @@ abstract class InputWindow {
 object InputWindow {
   /**
    * The window of input j as `plan.accessPath(j)` asks for. `rangeOf` reads the range
-   * attribute the plan indexes j on ([[EnginePlan.indexAttr]]) from a row as stored.
+   * attribute the plan indexes j on ([[EnginePlan.indexAttr]]) from a row as stored; the
+   * window charges what it holds to `account` ([[WindowMemory]]).
    */
-  def apply(plan: EnginePlan, j: Int, rangeOf: AnyRef => Long): InputWindow = plan.accessPath(j) match {
-    case AccessPath.Hash => new HashWindow
-    case AccessPath.Scan => new ScanWindow(plan.hashed)
-    case path =>
-      val range = if (path == AccessPath.TTree) RangeWindow.tTree(plan.nodeSize) else RangeWindow.bPlusTree(plan.nodeSize)
-      new IndexedWindow(range, rangeOf, plan.hashed)
-  }
+  def apply(plan: EnginePlan, j: Int, rangeOf: AnyRef => Long, account: WindowAccount = WindowAccount.None): InputWindow =
+    plan.accessPath(j) match {
+      case AccessPath.Hash => new HashWindow(account)
+      case AccessPath.Scan => new ScanWindow(plan.hashed, account)
+      case path =>
+        val range = if (path == AccessPath.TTree) RangeWindow.tTree(plan.nodeSize, account)
+          else RangeWindow.bPlusTree(plan.nodeSize, account)
+        new IndexedWindow(range, rangeOf, plan.hashed, account)
+    }
 }
 
 /**
@@ -57,12 +60,16 @@ object InputWindow {
  * hashed windows with the oldest row's key. Rows leave oldest first, so key and row stay paired.
  *
  * @param enabled keep the keys (else every method is a no-op and `oldest` is null)
+ * @param account the window's memory account: the ring and each key object
  */
-private[window] final class ArrivalKeys(enabled: Boolean) {
-  private val keys = if (enabled) new TimeSortedBuffer(64) else null
-  def append(time: Long, key: AnyRef): Unit = if (keys != null) keys.append(time, key)
+private[window] final class ArrivalKeys(enabled: Boolean, account: WindowAccount) {
+  private val keys = if (enabled) new TimeSortedBuffer(64, account) else null
+  def append(time: Long, key: AnyRef): Unit = if (keys != null) {
+    keys.append(time, key)
+    account.resized(account.keyBytes(key))
+  }
   def oldest: AnyRef = if (keys == null) null else keys.oldestRow
-  def popOldest(): Unit = if (keys != null) keys.popOldest()
+  def popOldest(): Unit = if (keys != null) account.resized(-account.keyBytes(keys.popOldest()))
 
   /**
    * Distinct keys among at most `sample` keys taken evenly over the window, scaled up only

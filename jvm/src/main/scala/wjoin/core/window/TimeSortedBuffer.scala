@@ -12,14 +12,27 @@ package wjoin.core.window
  *    oldest: popOldest()      newest: append(t, r), t >= newest in arrival order
  * }}}
  *
+ * The capacity doubles when the buffer is full and halves when it is a quarter full (never
+ * below the initial capacity), so the arrays stay within 4x the rows held, amortized O(1)
+ * per row either way. Each change of capacity, and the buffer itself when built, is charged
+ * to `account` ([[WindowFootprint.ring]]); whoever drops a buffer gives back its [[footprint]].
+ *
  * @param initialCapacity slots before the first doubling (rounded up to a power of two)
+ * @param account         the window's memory account
  */
-class TimeSortedBuffer(initialCapacity: Int = 8) {
-  private var capacity = Integer.highestOneBit(math.max(2, initialCapacity) * 2 - 1)
+class TimeSortedBuffer(initialCapacity: Int = 8, account: WindowAccount = WindowAccount.None) {
+  private val minCapacity = Integer.highestOneBit(math.max(2, initialCapacity) * 2 - 1)
+  private var capacity = minCapacity
   private var times = new Array[Long](capacity)
   private var rows = new Array[AnyRef](capacity)
   private var head = 0
   private var count = 0
+  account.resized(footprintOf(capacity))
+
+  /** Heap bytes of the buffer at `capacity` slots (the object and its arrays, not the rows). */
+  protected def footprintOf(capacity: Int): Long = WindowFootprint.ring(capacity)
+  /** Heap bytes of the buffer now (what its account was charged for it). */
+  final def footprint: Long = footprintOf(capacity)
 
   final def size: Int = count
   final def isEmpty: Boolean = count == 0
@@ -59,6 +72,7 @@ class TimeSortedBuffer(initialCapacity: Int = 8) {
     rows(head) = null
     head = (head + 1) & (capacity - 1)
     count -= 1
+    if (count < (capacity >>> 2) && capacity > minCapacity) resize(capacity / 2)
     r
   }
 
@@ -84,14 +98,17 @@ class TimeSortedBuffer(initialCapacity: Int = 8) {
     lo
   }
 
-  private def grow(): Unit = {
-    val newTimes = new Array[Long](capacity * 2)
-    val newRows = new Array[AnyRef](capacity * 2)
+  private def grow(): Unit = resize(capacity * 2)
+
+  private def resize(to: Int): Unit = {
+    val newTimes = new Array[Long](to)
+    val newRows = new Array[AnyRef](to)
     var i = 0
     while (i < count) { newTimes(i) = time(i); newRows(i) = row(i); i += 1 }
+    account.resized(footprintOf(to) - footprintOf(capacity))
     times = newTimes
     rows = newRows
     head = 0
-    capacity *= 2
+    capacity = to
   }
 }

@@ -31,9 +31,12 @@ import wjoin.exec.codec.RowCodec
  *                in each)
  * @param shed    resource limits: the budgets of each partition (its engine is the shedding
  *                variant, seeded with the partition index)
+ * @param names   the inputs and windows an error names; the windows' memory is reserved from
+ *                the task's ([[TaskWindowMemory]]) and released when the task ends
  */
 class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Option[TimeBands] = None,
-    how: JoinHow = JoinHow.Inner, shed: Option[ShedPlan] = None) extends Serializable {
+    how: JoinHow = JoinHow.Inner, shed: Option[ShedPlan] = None, names: Option[WindowNames] = None)
+    extends Serializable {
   assert(!(how.anchored && bands.isDefined), s"a '$how' W-join decides each anchor row in one partition: no time bands")
   private def plan = codec.plan
 
@@ -43,8 +46,9 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     val listener = decisions.fold[EngineListener](EngineListener.Silent)(d => new EngineListener {
       override def evicted(input: Int, time: Long, row: AnyRef): Unit = if (input == 0) d.evicted(row)
     })
+    val memory = TaskWindowMemory(names.getOrElse(WindowNames.numbered(codec.n)))
     val engine = WJoinEngine.batch(plan, codec.tupleFilter(partitionIndex, combined), codec.rangeValues(), shed,
-      partitionIndex, listener)
+      partitionIndex, listener, memory)
     val emit = codec.outputWriter(combined)
     val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
     // Anchors still buffered at the end of input are decided once every combination is out.

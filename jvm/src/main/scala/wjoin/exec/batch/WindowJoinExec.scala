@@ -135,7 +135,8 @@ case class WindowJoinExec(
     }
     val sorted = children.indices.map(i => TimeBandShuffle.partition(inputs(i), i, children(i).output,
       timeColumns(i).asInstanceOf[Attribute], bands, timeBands, typed))
-    val evaluator = new WindowJoinEvaluator(rowCodec(), typed, bands = Some(bands), shed = planned.shed)
+    val evaluator = new WindowJoinEvaluator(rowCodec(), typed, bands = Some(bands), shed = planned.shed,
+      names = Some(windowNames))
     new ZippedPartitionsNRDD[InternalRow, InternalRow](sorted, evaluator.eval)
   }
 
@@ -149,7 +150,7 @@ case class WindowJoinExec(
 
   /** The evaluator of the unbanded plans (hash, one partition, one task). */
   private def unbandedEvaluator(metrics: WindowJoinMetrics): WindowJoinEvaluator =
-    new WindowJoinEvaluator(rowCodec(), metrics, how = how, shed = planned.shed)
+    new WindowJoinEvaluator(rowCodec(), metrics, how = how, shed = planned.shed, names = Some(windowNames))
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): WindowJoinExec =
     copy(children = newChildren)

@@ -3,6 +3,7 @@ package streaming
 
 import wjoin.core.shedding.ShedPlan
 import wjoin.core.{AnchorDecisions, EngineListener, JoinHow, MicroBatchWJoin}
+import wjoin.core.window.WindowMemory
 import wjoin.exec.codec.RowCodec
 import wjoin.exec.state.WindowJoinStateStore
 
@@ -30,9 +31,16 @@ import wjoin.exec.state.WindowJoinStateStore
  * @param how            what is emitted
  * @param shed           resource limits: the budgets of the batch that builds the partition
  *                       (each batch then [[retarget]]s them)
+ * @param names          the inputs and windows an error about the windows' memory names
  */
 final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: JoinHow,
-    shed: Option[ShedPlan] = None) {
+    shed: Option[ShedPlan] = None, names: Option[WindowNames] = None) {
+  /**
+   * The windows' memory: bound to each micro-batch's task while it runs (reserved from its
+   * execution memory), unbound while the partition is kept between batches, when
+   * [[StreamingEngineCache]] accounts for it.
+   */
+  val memory: WindowMemory = TaskWindowMemory.ledger(names.getOrElse(WindowNames.numbered(codec.n)))
   private val combined = codec.combinedRow()
   // The budgets the state saves are the engine's (under limits), built below.
   val state: WindowJoinStateStore = new WindowJoinStateStore(codec, anchored = how.anchored,
@@ -55,7 +63,7 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
     }
   }
   val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
-    codec.rangeValues(), shed, partitionIndex, listener)
+    codec.rangeValues(), shed, partitionIndex, listener, memory)
   val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
 
   /**

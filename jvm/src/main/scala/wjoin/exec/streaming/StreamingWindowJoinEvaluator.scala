@@ -41,11 +41,16 @@ import wjoin.exec.codec.RowCodec
  *                  (every batch rebuilds from the store)
  * @param shed      resource limits: this batch's budgets per partition (the eager shedding
  *                  engine; shed rows are not kept in the state); None: exact
+ * @param keptMemoryFraction the most of Spark's memory kept engines may hold together
+ *                  ([[StreamingEngineCache]]); while a batch runs, the engine's windows are its
+ *                  task's execution memory ([[TaskWindowMemory]])
+ * @param names     the inputs and windows an error about the windows' memory names
  * @see [[wjoin.core.MicroBatchWJoin]] for what a batch emits and evicts
  */
 final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, lateBound: Long,
     watermark: Long, how: JoinHow = JoinHow.Inner, planFingerprint: String = "", keptRows: Long = 0L,
-    shed: Option[ShedPlan] = None) extends Serializable {
+    shed: Option[ShedPlan] = None, keptMemoryFraction: Double = 1.0, names: Option[WindowNames] = None)
+    extends Serializable {
 
   /** One partition's micro-batch: its output rows, then (once they are consumed and the store committed) [[committed]]. */
   final class Run(val rows: Iterator[InternalRow], partition: StreamingPartition, cacheId: StateStoreProviderId) {
@@ -53,7 +58,7 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
     def liveRows: Long = partition.bufferedRows
     /** The store committed `version`: the engine now reflects it and may serve the next batch. */
     def committed(version: Long): Unit =
-      if (keptRows > 0) StreamingEngineCache.keep(cacheId, version, planFingerprint, partition, keptRows)
+      if (keptRows > 0) StreamingEngineCache.keep(cacheId, version, planFingerprint, partition, keptRows, keptMemoryFraction)
   }
 
   /**
@@ -65,7 +70,9 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
       runId: UUID): Run = {
     val cacheId = StateStoreProviderId(store.id, runId)
     val kept = if (keptRows > 0) StreamingEngineCache.checkOut(cacheId, store.version, planFingerprint) else None
-    val p = kept.getOrElse(new StreamingPartition(codec, partitionIndex, how, shed))
+    val p = kept.getOrElse(new StreamingPartition(codec, partitionIndex, how, shed, names))
+    // The windows (a kept engine's at once) are this task's memory until it ends or keeps the engine.
+    TaskWindowMemory.bindToTask(p.memory)
     val state = p.state
     state.begin(store, batchId, watermark)
     if (kept.isEmpty) p.restore()

@@ -181,7 +181,8 @@ case class StreamingWindowJoinExec(
     // Time and key columns are stored too: an engine can be rebuilt from the state.
     val codec = rowCodec(storeAlso = timeColumns.map(_.asInstanceOf[Attribute]) ++ keys.flatten.flatMap(_.references))
     val evaluator = new StreamingWindowJoinEvaluator(codec, joinMetrics, micros(lateWatermarkMs),
-      micros(evictionWatermarkMs), how, planFingerprint(codec), WJoinConf.keptEngineRows(conf), planned.shed)
+      micros(evictionWatermarkMs), how, planFingerprint(codec), WJoinConf.keptEngineRows(conf), planned.shed,
+      WJoinConf.keptEngineMemoryFraction(conf), Some(windowNames))
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
       children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
     val commitTime = longMetric("commitTimeMs")

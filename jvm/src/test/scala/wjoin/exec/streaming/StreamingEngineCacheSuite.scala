@@ -5,6 +5,7 @@ import java.util.UUID
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.streaming.state.{StateStoreId, StateStoreProviderId}
+import org.apache.spark.sql.wjoin.KeptEngineMemory
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.testkit.{Ev, SharedSparkSession, StreamingHarness}
@@ -148,6 +149,53 @@ class StreamingEngineCacheSuite extends AnyFunSuite with SharedSparkSession {
       try {
         run(h, Ev.splits(events, 4, 1))
         assert(restored(h).filter(_._1 > 0).map(_._2).sum > 0)
+        h.flush()
+        assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
+      } finally h.stop()
+    }
+  }
+
+  test("a kept engine's windows are storage memory while kept, given back when it leaves the cache") {
+    StreamingEngineCache.clear()
+    assert(KeptEngineMemory.reserved == 0)
+    val events = Ev.random(2, 30, 4)
+    val h = new StreamingHarness(spark, 2, 40, build("hw", "inner"), ids("inner", 2))
+    h.start()
+    try {
+      run(h, Ev.splits(events, 3, 1))
+      val kept = StreamingEngineCache.keptBytes
+      assert(StreamingEngineCache.size > 0 && kept > 0, "engines with rows are kept, with their bytes")
+      assert(KeptEngineMemory.reserved == kept, "reserved as storage memory")
+      StreamingEngineCache.clear()
+      assert(KeptEngineMemory.reserved == 0, "and given back")
+      h.flush()
+      assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
+    } finally h.stop()
+  }
+
+  test("kept engines' reservations are Spark storage memory, never granted beyond what is free") {
+    // Other storage (broadcasts) may come and go meanwhile: a large reservation, compared loosely.
+    val size = 64L << 20
+    val reserved = KeptEngineMemory.reserved
+    val before = KeptEngineMemory.storageUsed
+    assert(KeptEngineMemory.reserve(size))
+    val during = KeptEngineMemory.storageUsed
+    KeptEngineMemory.release(size)
+    assert(math.abs(during - before - size) < (8L << 20), s"storage used went from $before to $during")
+    assert(!KeptEngineMemory.reserve(Long.MaxValue / 4), "more than the free storage memory is refused")
+    assert(KeptEngineMemory.reserved == reserved)
+  }
+
+  test("with no memory share for kept engines none is kept: rebuilt each batch, same output") {
+    withConf("spark.wjoin.streaming.keptEngineMemoryFraction" -> "0") {
+      StreamingEngineCache.clear()
+      val events = Ev.random(2, 30, 5)
+      val h = new StreamingHarness(spark, 2, 40, build("hw", "inner"), ids("inner", 2))
+      h.start()
+      try {
+        run(h, Ev.splits(events, 4, 1))
+        assert(restored(h).filter(_._1 > 0).map(_._2).sum > 0)
+        assert(StreamingEngineCache.keptBytes == 0)
         h.flush()
         assert(h.results.sortBy(_.mkString(",")) == h.batchAnswer(events))
       } finally h.stop()

@@ -78,6 +78,25 @@ object WJoinConf {
     .checkValue(_ >= 0, s"$KeptEngineRowsKey must be an integer >= 0 (0 = rebuild every micro-batch)")
     .createWithDefault(50000000L)
 
+  /** Key of [[KeptEngineMemoryFraction]]. */
+  val KeptEngineMemoryFractionKey = "spark.wjoin.streaming.keptEngineMemoryFraction"
+
+  /**
+   * The most of the memory Spark manages on an executor's heap that streaming W-join engines
+   * kept between micro-batches may hold together (reserved as storage memory, which Spark
+   * cannot evict); an engine beyond it is rebuilt from the state store by its next batch.
+   */
+  val KeptEngineMemoryFraction: ConfigEntry[Double] = SQLConf.buildConf(KeptEngineMemoryFractionKey)
+    .doc("The most of an executor's Spark-managed heap memory (spark.memory.fraction of the heap) that " +
+      "streaming W-join engines kept between micro-batches may hold together, all queries together. A kept " +
+      "engine's windows are reserved as storage memory, which Spark cannot evict, so this share is what running " +
+      "tasks may lose to them at most; an engine beyond it, or whose bytes the storage pool does not have free, " +
+      "is not kept and its next micro-batch rebuilds it from the state store. 0 keeps none.")
+    .version("0.1.0")
+    .doubleConf
+    .checkValue(f => f >= 0 && f <= 1, s"$KeptEngineMemoryFractionKey must be a fraction between 0 and 1")
+    .createWithDefault(0.25)
+
   /** Key of [[WarmUp]]. */
   val WarmUpKey = "spark.wjoin.warmUp"
 
@@ -118,4 +137,7 @@ object WJoinConf {
 
   /** [[KeptEngineRows]] of `conf`. */
   def keptEngineRows(conf: SQLConf): Long = conf.getConf(KeptEngineRows)
+
+  /** [[KeptEngineMemoryFraction]] of `conf`. */
+  def keptEngineMemoryFraction(conf: SQLConf): Double = conf.getConf(KeptEngineMemoryFraction)
 }

@@ -1,0 +1,89 @@
+package wjoin.exec
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.wjoin.{WJoinConf, WindowMemoryConsumer}
+
+import wjoin.core.window.{WindowFootprint, WindowMemory}
+import wjoin.errors.WJoinErrors
+
+/**
+ * What an error about a partition's windows names: each input's name and its window.
+ *
+ * @param inputs  input names, in input order
+ * @param windows per input, its window as the user wrote it and how long its rows wait
+ */
+final case class WindowNames(inputs: Seq[String], windows: Seq[String])
+
+object WindowNames {
+  /** Inputs known only by their place (an evaluator built without its node's names). */
+  def numbered(n: Int): WindowNames = WindowNames((1 to n).map(i => s"#$i"), Seq.fill(n)("its window"))
+}
+
+/**
+ * The windows' memory in a task: a [[WindowMemory]] whose rows are the codec's (`UnsafeRow`
+ * copies), bound to the task's [[WindowMemoryConsumer]] until the task ends, so every byte it
+ * reserved goes back to Spark even when the task fails or stops reading early.
+ *
+ * {{{
+ *   evaluator ──TaskWindowMemory(names)──> WindowMemory ──bind──> WindowMemoryConsumer (this task)
+ *   task ends (success, failure, early stop) ──completion listener──> unbind: reserved bytes released
+ *   refused ──> WJOIN_WINDOW_MEMORY_EXCEEDED (never a JVM OutOfMemoryError that kills the executor)
+ * }}}
+ *
+ * The windows cannot spill (see [[WindowMemoryConsumer]]): a refused reservation fails the
+ * query at once with a message naming the input, its window, the rows and bytes held and the
+ * settings to change, instead of letting the heap run out.
+ */
+object TaskWindowMemory {
+  /** An `UnsafeRow` object besides its bytes: the base object, offset, field count, size, bit set width. */
+  private val UnsafeRowObject = WindowFootprint.obj(WindowFootprint.Ref + 8L + 3 * 4)
+  private val BoxedLong = WindowFootprint.obj(8)
+  /** Any other object (the engine holds none but rows and keys): a generous guess. */
+  private val OtherObject = 64L
+
+  /**
+   * Heap bytes of a stored row or key: an `UnsafeRow` copy is its object and its byte array
+   * (`copy()` allocates exactly `getSizeInBytes`); a single integral key is a boxed `Long`.
+   */
+  object RowSizes extends WindowMemory.Sizes {
+    def sizeOf(o: AnyRef): Long = o match {
+      case r: UnsafeRow => UnsafeRowObject + WindowFootprint.array(r.getSizeInBytes, 1)
+      case _: java.lang.Long => BoxedLong
+      case null => 0L
+      case _ => OtherObject
+    }
+  }
+
+  /** A ledger of windows named by `names`, not bound to any task yet. */
+  def ledger(names: WindowNames): WindowMemory = new WindowMemory(RowSizes, WindowMemory.DefaultChunk, refusal(names))
+
+  /**
+   * The windows' memory of the running task: a ledger bound to the task's memory until the
+   * task ends; unaccounted outside a task (the first query's warm-up runs an evaluator on the
+   * driver, with no task).
+   */
+  def apply(names: WindowNames): WindowMemory = Option(TaskContext.get()) match {
+    case None => WindowMemory.Unaccounted
+    case Some(_) =>
+      val memory = ledger(names)
+      bindToTask(memory)
+      memory
+  }
+
+  /**
+   * Binds `memory` (a new ledger, or a kept streaming engine's) to the running task: what its
+   * windows hold is reserved at once, and all of it is released when the task ends. No-op
+   * outside a task.
+   */
+  def bindToTask(memory: WindowMemory): Unit = Option(TaskContext.get()).foreach { task =>
+    val consumer = WindowMemoryConsumer.of(task)
+    // Registered first: a refused bind (a kept engine too large for this task) releases too.
+    task.addTaskCompletionListener[Unit](_ => memory.unbind(consumer))
+    memory.bind(consumer)
+  }
+
+  private def refusal(names: WindowNames): WindowMemory.Refusal = (input, rows, held, asked) =>
+    WJoinErrors.fail("WJOIN_WINDOW_MEMORY_EXCEEDED", "input" -> names.inputs(input), "window" -> names.windows(input),
+      "rows" -> rows, "held" -> WJoinConf.bytesText(held), "asked" -> WJoinConf.bytesText(asked))
+}

@@ -1,0 +1,60 @@
+"""A W-join whose windows do not fit in memory fails with WJOIN_WINDOW_MEMORY_EXCEEDED, not a JVM
+OutOfMemoryError that takes the executor (here: the local driver) down.
+
+The windows are Spark execution memory of their task (a MemoryConsumer): in a child process with a
+512 MB heap and spark.memory.fraction 0.15 (about 32 MB for Spark's execution and storage; the
+fraction is lowered only to keep the test's inputs small), three inputs of 100,000 rows whose times
+all fall in one 1000-second window, joined by a band on a double (T-tree or B+tree windows, about
+164 bytes a row), need some 49 MB of windows in one task. The query fails with the condition once
+the windows hold about 32 MB, and the same JVM still runs queries afterwards.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+CHILD = textwrap.dedent('''
+    import os
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession, functions as F
+    import wjoin
+    spark = wjoin.configure(SparkSession.builder.master("local[2]")
+                            .config("spark.driver.memory", "512m")
+                            .config("spark.sql.shuffle.partitions", "2")
+                            .config("spark.memory.fraction", "0.15")
+                            .config("spark.ui.enabled", "false")
+                            .config("spark.ui.showConsoleProgress", "false")).getOrCreate()
+    spark.sparkContext.setLogLevel("OFF")
+    rows = 100000
+
+    def inp(name, seed):
+        return spark.range(rows).select(
+            (F.lit(1700000000) + F.col("id") * 1000.0 / rows).cast("timestamp").alias("ts"),
+            (F.rand(seed) * 1e7).alias("x"), F.col("id").alias("v")).alias(name)
+
+    a, b, c = inp("A", 1), inp("B", 2), inp("C", 3)
+    band = (F.abs(F.col("A.x") - F.col("B.x")) < 0.5) & (F.abs(F.col("B.x") - F.col("C.x")) < 0.5)
+    try:
+        print("COUNT", a.wjoin(b, c, on=band, time="ts", window="1000 seconds").count())
+    except Exception as e:
+        print("ERROR", type(e).__name__, " ".join(str(e).split("\\n")[:3]))
+    # The JVM survives: the session still runs jobs.
+    print("AFTER", spark.range(1000).count())
+    spark.stop()
+''')
+
+
+def test_windows_too_large_for_memory_fail_with_the_condition_not_an_out_of_memory_error(tmp_path):
+    child = tmp_path / "child.py"
+    child.write_text(CHILD)
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, str(child)], capture_output=True, text=True, timeout=300, env=env)
+    out = done.stdout
+    assert done.returncode == 0, out[-3000:] + done.stderr[-5000:]
+    error = next((line for line in out.splitlines() if line.startswith("ERROR ")), "")
+    assert "[WJOIN_WINDOW_MEMORY_EXCEEDED]" in error, out[-3000:] + done.stderr[-5000:]
+    assert "SQLSTATE: 53200" in error and "the window of input " in error and "spark.executor.memory" in error
+    assert "OutOfMemoryError" not in out + done.stderr
+    assert "AFTER 1000" in out.splitlines(), out
