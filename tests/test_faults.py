@@ -71,8 +71,10 @@ def test_executor_killed_mid_batch_every_combination_exactly_once(cluster_run, p
 # A restart at every batch boundary
 
 RESTART_ROUNDS = 2
-# Each provider runs one eager and one ordered plan, one inner and one left W-join.
-SCENARIOS = [("hdfs", "hw", "inner"), ("hdfs", "mw", "left"), ("rocksdb", "mw", "inner"), ("rocksdb", "hw", "left")]
+# Each provider runs one eager and one ordered plan, one inner and one left W-join. The last, in
+# the core set, runs on every older Spark minor too: their RocksDB stores differ the most.
+SCENARIOS = [("hdfs", "hw", "inner"), ("hdfs", "mw", "left"), ("rocksdb", "mw", "inner"),
+             pytest.param("rocksdb", "hw", "left", marks=pytest.mark.core)]
 
 
 def start(spark, root: str, checkpoint: str, algorithm: str, how: str, deliveries: list):
@@ -118,24 +120,24 @@ def state_provider(spark, request):
 @pytest.mark.parametrize("state_provider, algorithm, how", SCENARIOS, indirect=["state_provider"])
 def test_restart_at_every_batch_boundary_gives_the_uninterrupted_output(spark, tmp_path, state_provider,
                                                                          algorithm, how):
-    # Split k > 0: the files of rounds 0..k-1 (k = RESTART_ROUNDS: all but the flush file), stop,
-    # then a restart from the same checkpoint with the rest. Split 0: every file in one run, then a
-    # restart with nothing new. All splits side by side.
+    # Split 0: every file in one run. Split k > 0: the files of rounds 0..k-1 (k = RESTART_ROUNDS:
+    # all but the flush file), stop, then a restart from the same checkpoint with the rest. The
+    # splits' queries run side by side.
     splits = range(RESTART_ROUNDS + 1)
     roots = [str(tmp_path / f"in-{k}") for k in splits]
     checkpoints = [str(tmp_path / f"checkpoint-{k}") for k in splits]
     outputs: list[list] = [[] for _ in splits]
 
-    def run():
-        run_together([start(spark, roots[k], checkpoints[k], algorithm, how, outputs[k]) for k in splits])
+    def run(ks):
+        run_together([start(spark, roots[k], checkpoints[k], algorithm, how, outputs[k]) for k in ks])
 
     for k in splits:
         probe.write_rounds(roots[k], 0, k or RESTART_ROUNDS, flush=k == 0)
-    run()
+    run(splits)
     before = [len(o) for o in outputs]
     for k in splits[1:]:
         probe.write_rounds(roots[k], k, RESTART_ROUNDS, flush=True)
-    run()
+    run(splits[1:])
     expected = reference(RESTART_ROUNDS, how)
     assert len(expected) > 50 and (how != "left" or any(r[1] is None for r in expected))
     assert output(outputs[0]) == expected
