@@ -8,17 +8,21 @@ WORKDIR/in holds the input files (`write_rounds`: one JSON file per input and ro
 per micro-batch). For each state store provider the probe runs the W-join of `joined` from its
 own checkpoint to the end of the files (trigger availableNow) into a foreachBatch sink that
 writes one file per micro-batch, named by its batch id and rewritten if the batch runs again,
-so the files read back are the query's output exactly once or not at all. In micro-batch
-`KILL_BATCH` the sink's job sleeps at the first output row of partition `SLEEPER` of the join's
-stage (a projection in the same stage: the join's store commits only after its last row is
-consumed), and a thread of the driver kills, with SIGKILL, the executor JVM running that task
-once it has run for `KILL_AFTER_MS`: the task dies before its state store commits, the
-executor's kept engines and loaded stores with it, and its shuffle files. The query must go
-on (Spark retries the task and re-runs the lost map output; a new executor replaces the dead
-one) and give every combination once. The probe prints what it saw as one JSON line `RESULT {...}`: per
-provider the rows written, the deliveries per batch id, the kill (executor, PID, the task's
-stage and attempt) and the killed task's recorded end, the run's seconds; then the batch W-join
-of all rows and the executors alive at the end.
+so the files read back are the query's output exactly once or not at all.
+
+In micro-batch `KILL_BATCH` the sink's job sleeps at the first output row of one partition of
+the join's stage (a projection in the same stage: the join's store commits only after its last
+row is consumed): the partition of key `special(KILL_BATCH - 1)`, whose output in that batch
+needs rows of the batch before from the state (see `rows`). A thread of the driver kills, with
+SIGKILL, the executor JVM running that task once it has run for `KILL_AFTER_MS`: the task dies
+before its state store commits, the executor's kept engines and loaded stores with it, and its
+shuffle files. The query must go on (Spark retries the task and re-runs the lost map output; a
+new executor replaces the dead one) and give every combination once.
+
+The probe prints what it saw as one JSON line `RESULT {...}`: per provider the rows written,
+the deliveries per batch id, the kill (executor, PID, partition, the task's stage and attempt)
+and the killed task's recorded end, the run's seconds; then the batch W-join of all rows and the
+executors alive at the end.
 """
 from __future__ import annotations
 
@@ -49,7 +53,7 @@ PROVIDER_KEY = "spark.sql.streaming.stateStore.providerClass"
 # The cluster run: eager on one provider, ordered on the other (test_faults.py's restarts swap them).
 CLUSTER_RUNS = (("hdfs", "hw"), ("rocksdb", "mw"))
 CLUSTER_ROUNDS = 3
-KILL_BATCH, SLEEPER = 2, 0
+KILL_BATCH = 1
 SLEEP_MS, KILL_AFTER_MS = 2000, 300
 EXECUTOR_CLASS = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
 
@@ -57,20 +61,32 @@ EXECUTOR_CLASS = "org.apache.spark.executor.CoarseGrainedExecutorBackend"
 def rows(round_: int, input_: int, size: int = 6, keys: int = 3) -> list[tuple]:
     """Round `round_` of input `input_`: (key, seconds, id) rows, ids unique over all inputs.
 
-    `size` random rows on keys 0..keys-1, then two rows on keys of their own. The pin (key
-    200 + r, time STEP r + SPREAD in every input) makes the watermark after round r exactly
-    STEP r + SPREAD - 2. The witness (key 100 + r: B at STEP r, C at STEP r + 1, A at STEP r + 2)
-    is one combination, complete in round r (the eager mode emits it then) and emitted by that
-    watermark in the ordered mode, while its anchor A is decided only 2 seconds of event time
-    later: a restart after round r must keep A's matched mark (how="left"), or A comes out
-    unmatched as well.
+    `size` random rows on keys 0..keys-1, then rows on keys of their own, so that every batch
+    boundary matters (with STEP 4, SPREAD 5 and DELAY 2 seconds):
+    * the pin (key 200 + r, time 4r + 5 in every input): the watermark after round r is 4r + 3;
+    * the witness (key `special(r)`: B at 4r, C at 4r + 1, A at 4r + 2): one combination,
+      complete in round r (the eager mode emits it then) and emitted by that watermark in the
+      ordered mode, while its anchor A is decided only at 4r + 5: a restart after round r must
+      keep A's matched mark (how="left"), or A comes out unmatched as well;
+    * the span (key `special(r)`: A at 4r + 5 in round r, B at 4r + 6 and C at 4r + 7 in round
+      r + 1): a combination across the boundary, emitted by the eager mode in the batch of round
+      r + 1 from A in the state. (No row of the witness is within 3 seconds of the span's.)
     """
     rng = random.Random(f"{round_}-{input_}")
-    start = STEP * round_
-    return ([(rng.randrange(keys), start + rng.randrange(SPREAD + 1), 10_000 * input_ + 100 * round_ + i)
-             for i in range(size)]
-            + [(100 + round_, start + (2, 0, 1)[input_], 10_000 * input_ + 100 * round_ + 90),
-               (200 + round_, start + SPREAD, 10_000 * input_ + 100 * round_ + 91)])
+    t = STEP * round_
+    ident = 10_000 * input_ + 100 * round_
+    out = [(rng.randrange(keys), t + rng.randrange(SPREAD + 1), ident + i) for i in range(size)]
+    out += [(200 + round_, t + SPREAD, ident + 91), (special(round_), t + (2, 0, 1)[input_], ident + 90)]
+    if input_ == 0:
+        out.append((special(round_), t + SPREAD, ident + 92))
+    elif round_ > 0:
+        out.append((special(round_ - 1), t + input_ + 1, ident + 92))
+    return out
+
+
+def special(round_: int) -> int:
+    """The key of round `round_`'s witness and of the span from it to the next round."""
+    return 100 + round_
 
 
 def flush_rows(input_: int) -> list[tuple]:
@@ -146,16 +162,16 @@ def executor_pids(app_id: str) -> dict[str, int]:
     return found
 
 
-def kill_a_running_task(spark, kill: dict, done: threading.Event) -> None:
-    """Kills (SIGKILL) the executor JVM of the join's task of partition SLEEPER once it has run for
+def kill_a_running_task(spark, kill: dict, done: threading.Event, partition: int) -> None:
+    """Kills (SIGKILL) the executor JVM of the join's task of `partition` once it has run for
     KILL_AFTER_MS; records what it killed in `kill` (or what went wrong, as `kill["error"]`)."""
     try:
-        find_and_kill(spark, kill, done)
+        find_and_kill(spark, kill, done, partition)
     except Exception as e:  # noqa: BLE001  (reported to the test, which fails on it)
         kill["error"] = repr(e)
 
 
-def find_and_kill(spark, kill: dict, done: threading.Event) -> None:
+def find_and_kill(spark, kill: dict, done: threading.Event, partition: int) -> None:
     sc = spark.sparkContext
     store = sc._jsc.sc().statusStore()
     tracker = sc.statusTracker()
@@ -173,10 +189,10 @@ def find_and_kill(spark, kill: dict, done: threading.Event) -> None:
             for j in range(tasks.size()):
                 task = tasks.apply(j)
                 pid = executor_pids(sc.applicationId).get(task.executorId())
-                if (task.partitionId() == SLEEPER and task.status() == "RUNNING" and pid is not None
+                if (task.partitionId() == partition and task.status() == "RUNNING" and pid is not None
                         and now - task.launchTime().getTime() >= KILL_AFTER_MS):
                     os.kill(pid, signal.SIGKILL)
-                    kill.update(executor=task.executorId(), pid=pid, stage=stage.stageId(),
+                    kill.update(executor=task.executorId(), pid=pid, partition=partition, stage=stage.stageId(),
                                 stageAttempt=stage.attemptId(), task=task.taskId(),
                                 runningMs=int(now - task.launchTime().getTime()))
                     return
@@ -204,11 +220,15 @@ def run_with_kill(spark, work: str, provider: str, algorithm: str) -> dict:
     def sink(batch, batch_id):
         deliveries[batch_id] = deliveries.get(batch_id, 0) + 1
         if batch_id == KILL_BATCH and not kill:
-            first_row = f"monotonically_increasing_id() = {SLEEPER << 33}"  # partition p's ids start at p << 33
+            # The join's partition of a key (Spark's hash partitioning, as its exchange), and that
+            # partition's first row (partition p's ids start at p << 33).
+            partition = spark.sql(f"SELECT pmod(hash(CAST({special(KILL_BATCH - 1)} AS INT)), "
+                                  f"{spark.conf.get('spark.sql.shuffle.partitions')})").first()[0]
+            first_row = f"monotonically_increasing_id() = {partition << 33}"
             paused = batch.selectExpr(*[n.lower() for n in NAMES], f"CASE WHEN {first_row} THEN "
                                       f"reflect('java.lang.Thread', 'sleep', CAST({SLEEP_MS} AS BIGINT)) END")
             done = threading.Event()
-            killer = threading.Thread(target=kill_a_running_task, args=(spark, kill, done))
+            killer = threading.Thread(target=kill_a_running_task, args=(spark, kill, done, partition))
             killer.start()
             try:
                 got = [list(r)[:len(NAMES)] for r in paused.collect()]

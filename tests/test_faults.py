@@ -52,7 +52,7 @@ def test_executor_killed_mid_batch_every_combination_exactly_once(cluster_run, p
     kill, killed = run["kill"], run["killedTask"]
     # The kill happened, in the join's stage of the chosen batch, to a task that was running then:
     # Spark recorded that task as failed by the loss of its executor.
-    assert "task" in kill, f"no join task of partition {probe.SLEEPER} killed in batch {probe.KILL_BATCH}: {kill}"
+    assert "task" in kill, f"no join task killed in micro-batch {probe.KILL_BATCH}: {kill}"
     assert killed["status"] == "FAILED" and "ExecutorLostFailure" in killed["error"], killed
     # A new executor took the dead one's place (two alive at the end, the killed ones not among them).
     killed_ids = {r["kill"]["executor"] for r in cluster_run["runs"].values()}
