@@ -73,3 +73,17 @@ def _executions(client):
         yield jobs
     finally:
         del client._execute_plan_request_with_metadata
+
+
+def wjoin_reference(inputs, window, how="inner") -> list[tuple]:
+    """The W-join by its definition, as a bag of id tuples: every combination of one row per input
+    with one key and times pairwise at most `window` apart; how="left" adds (id, None, ...) for each
+    first-input row in no combination. `inputs`: per input a list of (key, time, id) rows."""
+    import itertools
+    combos = [tuple(r[2] for r in combo) for combo in itertools.product(*inputs)
+              if len({r[0] for r in combo}) == 1
+              and all(abs(x[1] - y[1]) <= window for x, y in itertools.combinations(combo, 2))]
+    if how == "left":
+        matched = {c[0] for c in combos}
+        combos += [(r[2],) + (None,) * (len(inputs) - 1) for r in inputs[0] if r[2] not in matched]
+    return bag(combos)
