@@ -76,7 +76,7 @@ def rows_strategy(n):
     return st.lists(st.lists(row, min_size=1, max_size=6), min_size=n, max_size=n)
 
 
-@settings(max_examples=12)
+@settings(max_examples=6)
 @given(data=st.data())
 def test_batch_near_both_ends_equals_brute_force(utc, data):
     spark = utc
