@@ -1,12 +1,13 @@
 """A W-join whose windows do not fit in memory fails with WJOIN_WINDOW_MEMORY_EXCEEDED, not a JVM
-OutOfMemoryError that takes the executor (here: the local driver) down.
+OutOfMemoryError that takes the executor down.
 
-The windows are Spark execution memory of their task (a MemoryConsumer): in a child process with a
-512 MB heap and spark.memory.fraction 0.15 (about 32 MB for Spark's execution and storage; the
+The windows are Spark execution memory of their task (a MemoryConsumer): on Spark's `local-cluster`
+master (one worker whose executor JVM has a 512 MB heap, killed by nothing but its own errors) in a
+child process, with spark.memory.fraction 0.15 (about 32 MB for Spark's execution and storage; the
 fraction is lowered only to keep the test's inputs small), three inputs of 100,000 rows whose times
 all fall in one 1000-second window, joined by a band on a double (T-tree or B+tree windows, about
 164 bytes a row), need some 49 MB of windows in one task. The query fails with the condition once
-the windows hold about 32 MB, and the same JVM still runs queries afterwards.
+the windows hold about 32 MB, and the same executor (no other was started) still runs queries.
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ CHILD = textwrap.dedent('''
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession, functions as F
     import wjoin
-    spark = wjoin.configure(SparkSession.builder.master("local[2]")
-                            .config("spark.driver.memory", "512m")
+    spark = wjoin.configure(SparkSession.builder.master("local-cluster[1,2,512]")
+                            .config("spark.executor.memory", "512m")
+                            .config("spark.task.maxFailures", "1")
                             .config("spark.sql.shuffle.partitions", "2")
                             .config("spark.memory.fraction", "0.15")
                             .config("spark.ui.enabled", "false")
@@ -34,14 +36,19 @@ CHILD = textwrap.dedent('''
             (F.lit(1700000000) + F.col("id") * 1000.0 / rows).cast("timestamp").alias("ts"),
             (F.rand(seed) * 1e7).alias("x"), F.col("id").alias("v")).alias(name)
 
+    def executors():  # host:port of every block manager: the driver's and the executor's
+        return sorted(f"{e.host()}:{e.port()}" for e in spark.sparkContext._jsc.sc().statusTracker().getExecutorInfos())
+    spark.range(10).count()  # the executor is up
+    before = executors()
     a, b, c = inp("A", 1), inp("B", 2), inp("C", 3)
     band = (F.abs(F.col("A.x") - F.col("B.x")) < 0.5) & (F.abs(F.col("B.x") - F.col("C.x")) < 0.5)
     try:
         print("COUNT", a.wjoin(b, c, on=band, time="ts", window="1000 seconds").count())
     except Exception as e:
         print("ERROR", type(e).__name__, " ".join(str(e).split("\\n")[:3]))
-    # The JVM survives: the session still runs jobs.
+    # The executor survives: the session still runs jobs on the same one.
     print("AFTER", spark.range(1000).count())
+    print("SAME EXECUTORS", executors() == before, len(before))
     spark.stop()
 ''')
 
@@ -58,3 +65,4 @@ def test_windows_too_large_for_memory_fail_with_the_condition_not_an_out_of_memo
     assert "SQLSTATE: 53200" in error and "the window of input " in error and "spark.executor.memory" in error
     assert "OutOfMemoryError" not in out + done.stderr
     assert "AFTER 1000" in out.splitlines(), out
+    assert "SAME EXECUTORS True 2" in out.splitlines(), out  # the driver's block manager and the executor's
