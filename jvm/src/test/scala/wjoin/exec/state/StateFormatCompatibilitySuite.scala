@@ -58,7 +58,9 @@ class StateFormatCompatibilitySuite extends AnyFunSuite with SharedSparkSession 
     val firstBatch = restarted.progress.find(_.stateOperators.nonEmpty).get
     assert(firstBatch.stateOperators.head.customMetrics.get("numRestoredStateRows") > 0,
       "the first batch after the restart read the state back")
-    assert(WindowJoinStateMetadata.read(metadata, new Configuration()).contains(WindowJoinStateMetadata(1, None)))
+    // version 1 (no version recorded before), the query recorded on this first run here
+    val recorded = WindowJoinStateMetadata.read(metadata, new Configuration())
+    assert(recorded.map(m => (m.formatVersion, m.createdBy)).contains((1, None)) && recorded.exists(_.query.isDefined))
   }
 
   test("a checkpoint whose format metadata names version 99 is refused before any batch runs") {
@@ -90,7 +92,8 @@ class StateFormatCompatibilitySuite extends AnyFunSuite with SharedSparkSession 
     }
     val metadata = WindowJoinStateMetadata.path(new File(checkpoint, "state").toString, operator)
     val stored = WindowJoinStateMetadata.read(metadata, new Configuration())
-    assert(stored.contains(WindowJoinStateMetadata(StateFormat.Current, Some(BuildVersions.version))))
+    assert(stored.map(m => (m.formatVersion, m.createdBy)).contains((StateFormat.Current, Some(BuildVersions.version))))
+    assert(stored.flatMap(_.query).exists(_.settings(StateQuery.Inputs) == "A, B, C"), stored)
     assert(new String(Files.readAllBytes(Paths.get(metadata.toString)), "UTF-8") ==
       s"""{"formatVersion":1,"createdBy":"${BuildVersions.version}"}""")
   }
