@@ -94,7 +94,7 @@ class StateFormatCompatibilitySuite extends AnyFunSuite with SharedSparkSession 
     val stored = WindowJoinStateMetadata.read(metadata, new Configuration())
     assert(stored.map(m => (m.formatVersion, m.createdBy)).contains((StateFormat.Current, Some(BuildVersions.version))))
     assert(stored.flatMap(_.query).exists(_.settings(StateQuery.Inputs) == "A, B, C"), stored)
-    assert(new String(Files.readAllBytes(Paths.get(metadata.toString)), "UTF-8") ==
-      s"""{"formatVersion":1,"createdBy":"${BuildVersions.version}"}""")
+    assert(new String(Files.readAllBytes(Paths.get(metadata.toString)), "UTF-8").startsWith(
+      s"""{"formatVersion":1,"createdBy":"${BuildVersions.version}","query":{"inputs":"A, B, C","""))
   }
 }
