@@ -118,14 +118,15 @@ object WindowJoinStateMetadata {
   def verify(stateLocation: String, operatorId: Long, hadoopConf: Configuration,
       query: Option[StateQuery] = None): WindowJoinStateMetadata = {
     val file = path(stateLocation, operatorId)
-    val stored = read(file, hadoopConf).getOrElse {
+    val existing = read(file, hadoopConf)
+    val stored = existing.getOrElse {
       val operatorDir = file.getParent.getParent
       val exists = CheckpointFileManager.create(operatorDir, hadoopConf).exists(operatorDir)
       if (exists) unversioned else current()
     }
     current(query).check(stored, file.toString)
     val recorded = if (stored.query.isEmpty && query.isDefined) stored.copy(query = query) else stored
-    if (!read(file, hadoopConf).contains(recorded)) recorded.write(file, hadoopConf)
+    if (!existing.contains(recorded)) recorded.write(file, hadoopConf)
     recorded
   }
 }
