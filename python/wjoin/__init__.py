@@ -4,6 +4,9 @@
     spark = wjoin.configure(SparkSession.builder.master("local[*]")).getOrCreate()
     joined = a.wjoin(b, c, on="obj_id", time="ts", window="2 minutes")
 
+A session that is already running without the extension but has the jar (a managed cluster
+that takes only ``--jars``): ``wjoin.register(spark)`` enables the DataFrame API on it.
+
 The same calls work on DataFrames of a Spark Connect session whose server runs with
 ``wjoin.server_settings()`` (the jar, the extension and the Connect plugin).
 """
@@ -12,12 +15,13 @@ from pyspark.sql import DataFrame as _DataFrame
 from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, WINDOW_STRATEGIES, artifact_name,
                    configure, jar_path, maven_coordinates, server_settings, wjoin)
 from ._errors import WJoinAnalysisException
+from ._session import register
 from ._version import __version__, maven_group, spark_builds
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
 __all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "EXTENSION", "HOWS", "WINDOW_STRATEGIES", "Directed",
            "StreamRange", "StreamRows", "WJoinAnalysisException", "__version__", "artifact_name", "configure", "directed",
-           "jar_path", "maven_coordinates", "maven_group", "range_window", "rows_window", "server_settings",
+           "jar_path", "maven_coordinates", "maven_group", "range_window", "register", "rows_window", "server_settings",
            "spark_builds", "wjoin"]
 
 

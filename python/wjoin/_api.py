@@ -14,6 +14,7 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame, SparkSession
 
 from ._errors import converted, error
+from ._session import EXTENSION, facade, warn_if_running
 from ._version import __version__, maven_group, spark_builds
 from ._windows import length_text, terms_text
 
@@ -65,7 +66,6 @@ def jar_path(spark_version: str | None = None) -> str:
 
 # The plugin a Spark Connect server needs (spark.connect.extensions.relation.classes).
 CONNECT_PLUGIN = "wjoin.connect.WJoinRelationPlugin"
-EXTENSION = "wjoin.WJoinExtensions"
 
 
 def server_settings(jar: str | None = None, spark_version: str | None = None, packages: bool = False) -> dict:
@@ -91,10 +91,15 @@ def configure(builder: SparkSession.Builder, packages: bool = False) -> SparkSes
     Spark Connect plugin to a session builder (keeps what is set). With ``packages=True`` the
     jar comes by its Maven coordinates (``spark.jars.packages``; add ``spark.jars.repositories``
     for a repository other than Maven Central). A remote builder (``.remote(...)``) is returned
-    as it is: the server has its own settings (:func:`server_settings`)."""
+    as it is: the server has its own settings (:func:`server_settings`).
+
+    The settings take effect only when ``getOrCreate()`` starts the process's first session: with
+    a session already running without the extension (a notebook, the pyspark shell), it warns
+    and says what helps (:func:`wjoin.register` when the jar is loaded)."""
     options = getattr(builder, "_options", {})
     if "spark.remote" in options:
         return builder
+    warn_if_running()
     location = ("spark.jars.packages", maven_coordinates()) if packages else ("spark.jars", jar_path())
     for key, value in [location, ("spark.sql.extensions", EXTENSION),
                        ("spark.connect.extensions.relation.classes", CONNECT_PLUGIN)]:
@@ -244,10 +249,11 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
 
 
 def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> DataFrame:
-    """The one py4j call: the JVM builds and checks the W-join; its errors become WJoinAnalysisException."""
+    """The one py4j call: the JVM builds and checks the W-join; its errors become WJoinAnalysisException
+    (a JVM without the jar: WJOIN_JAR_NOT_LOADED; a session without the extension: WJOIN_EXTENSION_NOT_SET)."""
     plain = dict(arguments, condition=None if arguments["condition"] is None else arguments["condition"]._jc)
     try:
-        return DataFrame(spark._jvm.wjoin.WJoin.fromArguments([df._jdf for df in dfs], plain), spark)
+        return DataFrame(facade(spark).fromArguments([df._jdf for df in dfs], plain), spark)
     except AnalysisException as e:
         wjoin_error = converted(e)
         if wjoin_error is None:

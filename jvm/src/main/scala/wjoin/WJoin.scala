@@ -8,6 +8,7 @@ import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.core.{Algorithm, JoinHow, WindowStrategy}
 import wjoin.errors.WJoinErrors
+import wjoin.extension.SessionRegistration
 import wjoin.plan.logical.WindowJoinBuilder
 import wjoin.request.{Choice, LimitsArgument, RequestCodec, TimeColumns, WJoinRequest}
 
@@ -19,7 +20,9 @@ import wjoin.request.{Choice, LimitsArgument, RequestCodec, TimeColumns, WJoinRe
  *   val paths  = WJoin("A" -> a, "B" -> b, "C" -> c).on("obj_id").time("ts")
  *     .windows("DWINDOW(A,B) = [30 seconds, 2 minutes] AND DWINDOW(B,C) = 3 minutes").toDF
  * }}}
- * The session needs `spark.sql.extensions=wjoin.WJoinExtensions`. Every misuse fails here,
+ * The session needs `spark.sql.extensions=wjoin.WJoinExtensions`, or [[register]] on a running
+ * session whose jar is loaded (the DataFrame API only; SQL's window clause needs the
+ * extension from the session's start). Every misuse fails here,
  * before any job runs, with a [[wjoin.errors.WJoinAnalysisException]] (an AnalysisException
  * of a `WJOIN_` condition) naming the input, column or term.
  */
@@ -111,6 +114,14 @@ object WJoin {
       })
     }
 
+  /**
+   * Enables the DataFrame API on a running session whose classpath has this jar but whose
+   * `spark.sql.extensions` lacks `wjoin.WJoinExtensions` (a no-op with it); see
+   * [[wjoin.extension.SessionRegistration]]. SQL's window clause still needs the extension at
+   * the session's start.
+   */
+  def register(session: SparkSession): Unit = SessionRegistration.register(session)
+
   /** The accepted names of an argument with a closed set of values (for the Python package's docs). */
   def choices(argument: String): java.util.List[String] = WJoinRequest.choices(argument).asJava
 
@@ -119,7 +130,9 @@ object WJoin {
     WindowJoinBuilder.requireInputCount(dfs.size)
     val session = dfs.head.sparkSession
     WJoinErrors.check(dfs.forall(_.sparkSession eq session), "WJOIN_SESSION_MISMATCH", Nil)
-    SparkBridge.toDataFrame(session, WindowJoinBuilder.build(of(session, dfs.map(SparkBridge.analyzedPlan))))
+    SessionRegistration.requirePlannable(session)
+    SessionRegistration.checked(session,
+      SparkBridge.toDataFrame(session, WindowJoinBuilder.build(of(session, dfs.map(SparkBridge.analyzedPlan)))))
   }
 }
 

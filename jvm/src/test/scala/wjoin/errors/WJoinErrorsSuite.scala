@@ -15,14 +15,16 @@ class WJoinErrorsSuite extends AnyFunSuite {
   private def repoFile(path: String): File =
     Seq(new File(path), new File("..", path)).find(_.exists).getOrElse(fail(s"$path not found"))
 
-  private def sources(dir: File): Seq[File] =
-    Option(dir.listFiles).toSeq.flatten.flatMap(f => if (f.isDirectory) sources(f) else Seq(f))
-      .filter(_.getName.endsWith(".scala"))
+  private def sources(dir: File, suffix: String): Seq[File] =
+    Option(dir.listFiles).toSeq.flatten.flatMap(f => if (f.isDirectory) sources(f, suffix) else Seq(f))
+      .filter(_.getName.endsWith(suffix))
 
-  private lazy val raised: Set[String] = sources(repoFile("jvm/src/main/scala")).flatMap { f =>
-    val text = Source.fromFile(f, "UTF-8").mkString
-    "\"(WJOIN_[A-Z0-9_]+)\"".r.findAllMatchIn(text).map(_.group(1))
-  }.toSet
+  // The Python package raises the conditions the JVM cannot: no jar on the classpath, no Connect plugin.
+  private lazy val raised: Set[String] =
+    (sources(repoFile("jvm/src/main/scala"), ".scala") ++ sources(repoFile("python/wjoin"), ".py")).flatMap { f =>
+      val text = Source.fromFile(f, "UTF-8").mkString
+      "\"(WJOIN_[A-Z0-9_]+)\"".r.findAllMatchIn(text).map(_.group(1))
+    }.toSet
 
   test("every condition has a WJOIN_ name, a message and a five-character SQLSTATE of a known class") {
     assert(WJoinErrors.conditions.nonEmpty)

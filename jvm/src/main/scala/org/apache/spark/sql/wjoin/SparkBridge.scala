@@ -2,9 +2,10 @@ package org.apache.spark.sql.wjoin
 
 import java.util.UUID
 
-import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.{Column, DataFrame, ExperimentalMethods, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.classic
 import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreCoordinatorRef, StateStoreProviderId}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
@@ -68,6 +69,13 @@ object SparkBridge {
       stateInfo: (Long, Int) => StatefulOperatorStateInfo,
       planningKey: AnyRef,
       recentProgress: Seq[StreamingQueryProgress] = Nil)
+
+  /** The session's runtime hooks: planner strategies and optimizer rules added after it started. */
+  def experimental(spark: SparkSession): ExperimentalMethods = classicSession(spark).experimental
+
+  /** The post-hoc resolution rules the session was built with (its extensions' included). */
+  def postHocResolutionRules(spark: SparkSession): Seq[Rule[LogicalPlan]] =
+    classicSession(spark).sessionState.analyzer.postHocResolutionRules
 
   /**
    * The micro-batch being planned on this thread, or None (e.g. `explain()` of a streaming

@@ -1,0 +1,118 @@
+"""A session that cannot run a W-join says so at the call, before any job, with the one line
+that fixes it: no jar in the JVM (WJOIN_JAR_NOT_LOADED), the jar but no extension
+(WJOIN_EXTENSION_NOT_SET, then ``wjoin.register(spark)`` makes the DataFrame API work and give
+the extension's answer), ``configure`` on a builder whose ``getOrCreate()`` returns such a
+running session (a warning). Each case needs its own JVM: a short script in a subprocess.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from pyspark.sql import SparkSession
+
+import wjoin
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Defines a, b, c and the W-join `joined`: a filter above it and a projection, so the optimizer
+# rules register adds (filter push-down, output pruning) have work to do.
+QUERY = textwrap.dedent('''
+    a = spark.createDataFrame([(1, 10, "a1"), (1, 20, "a2"), (2, 11, "a3"), (2, 16, "a4")], "k int, ts bigint, v string")
+    b = spark.createDataFrame([(1, 12, "b1"), (2, 30, "b2"), (1, 24, "b3"), (2, 14, "b4")], "k int, ts bigint, v string")
+    c = spark.createDataFrame([(1, 15, "c1"), (1, 22, "c2"), (2, 12, "c3"), (2, 17, "c4")], "k int, ts bigint, v string")
+    joined = a.wjoin(b, c, on="k", time="ts", window=6).where("A.v != 'a1'").select("k", "A.v", "C.v")
+''')
+
+# Runs in a new Python process: argv[1] is "jar" (the session gets the jar, not the extension) or
+# "none" (neither). Prints one JSON object of what it saw.
+SCRIPT = textwrap.dedent('''
+    import json, sys, warnings
+    from pyspark.sql import SparkSession
+    import wjoin
+
+    builder = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false") \\
+        .config("spark.sql.shuffle.partitions", "2")
+    if sys.argv[1] == "jar":
+        builder = builder.config("spark.jars", wjoin.jar_path())
+    spark = builder.getOrCreate()
+    tracker = spark.sparkContext.statusTracker()
+
+    def failure(call):
+        """(condition, message) of what call() raised, or None."""
+        try:
+            call()
+        except Exception as e:
+            return [e.getCondition() if hasattr(e, "getCondition") else type(e).__name__, str(e)]
+
+    seen = {}
+    exec(QUERY.split("joined =")[0])
+    seen["call"] = failure(lambda: a.wjoin(b, on="k", time="ts", window=6))
+    seen["jobs"] = len(tracker.getJobIdsForGroup())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        again = wjoin.configure(SparkSession.builder).getOrCreate()
+    seen["same_session"] = again is spark
+    seen["warnings"] = [str(w.message) for w in caught]
+    seen["register"] = failure(lambda: wjoin.register(spark) and wjoin.register(spark))
+    if sys.argv[1] == "jar":
+        # What the extension's analyzer rule checks, checked without it.
+        seen["hw_without_key"] = failure(lambda: a.wjoin(b, time="ts", window=6, algorithm="hw"))
+        exec(QUERY)
+        seen["rows"] = sorted(map(list, joined.collect()))
+        seen["plan"] = joined._jdf.queryExecution().executedPlan().toString()
+    print("SEEN " + json.dumps(seen))
+''').replace("QUERY", repr(QUERY))
+
+
+def seen_in_new_process(argument: str, script: str = SCRIPT):
+    """What ``script`` printed after "SEEN ", run with ``argument`` in a new Python process."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), SPARK_LOCAL_IP="127.0.0.1")
+    env.pop("SPARK_REMOTE", None)
+    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+    run = subprocess.run([sys.executable, "-c", script, argument], capture_output=True, text=True, env=env,
+                         timeout=300)
+    lines = [line for line in run.stdout.splitlines() if line.startswith("SEEN ")]
+    assert run.returncode == 0 and lines, run.stdout + run.stderr
+    return json.loads(lines[0][len("SEEN "):])
+
+
+def test_without_the_jar_the_call_says_to_restart_with_configure():
+    seen = seen_in_new_process("none")
+    condition, message = seen["call"]
+    assert condition == "WJOIN_JAR_NOT_LOADED", seen
+    assert "wjoin.configure(SparkSession.builder)" in message and wjoin.jar_path() in message
+    assert wjoin.maven_coordinates() in message and "JavaPackage" not in message
+    assert seen["jobs"] == 0
+    # configure cannot help a running session: it says so (Spark's builder returns that session).
+    assert seen["same_session"]
+    warning, = seen["warnings"]
+    assert "already running" in warning and "restart the Python process" in warning
+    assert seen["register"][0] == "WJOIN_JAR_NOT_LOADED"
+
+
+def test_with_the_jar_register_enables_the_dataframe_api(spark):
+    seen = seen_in_new_process("jar")
+    condition, message = seen["call"]
+    assert condition == "WJOIN_EXTENSION_NOT_SET", seen
+    assert "wjoin.register(spark)" in message and "spark.sql.extensions=wjoin.WJoinExtensions" in message
+    assert seen["jobs"] == 0
+    assert seen["same_session"]
+    warning, = seen["warnings"]
+    assert "wjoin.register(spark)" in warning
+    assert seen["register"] is None
+    assert seen["hw_without_key"][0] == "WJOIN_HW_NEEDS_KEY"
+    # The same answer as on the shared session, which has the extension; the same operator too.
+    namespace = {"spark": spark}
+    exec(QUERY, namespace)
+    expected = sorted(map(list, namespace["joined"].collect()))
+    assert seen["rows"] == expected and len(expected) > 0
+    assert "WindowJoin" in seen["plan"]
+
+
+def test_configure_is_quiet_on_a_session_with_the_extension(spark, recwarn):
+    assert wjoin.configure(SparkSession.builder).getOrCreate() is spark
+    assert not [w for w in recwarn if "wjoin" in str(w.message)]
+    assert wjoin.register(spark) is spark  # a no-op with the extension
