@@ -29,8 +29,10 @@ def free_port() -> int:
 class ConnectServer:
     """One Connect server process (local[2]); its log is kept in a temporary file for failures."""
 
-    def __init__(self, jar: str | None = None, startup_timeout: float = 180.0) -> None:
+    def __init__(self, jar: str | None = None, startup_timeout: float = 180.0, with_wjoin: bool = True) -> None:
+        """``with_wjoin=False``: a plain server, without the jar, the extension and the plugin."""
         self.jar = jar or wjoin.jar_path()
+        self.with_wjoin = with_wjoin
         self.port = free_port()
         self.url = f"sc://127.0.0.1:{self.port}"
         self.timeout = startup_timeout
@@ -39,15 +41,17 @@ class ConnectServer:
 
     def command(self) -> list[str]:
         spark_home = os.path.dirname(pyspark.__file__)
-        confs = dict(wjoin.server_settings(self.jar), **{
+        settings = wjoin.server_settings(self.jar) if self.with_wjoin else {}
+        settings.pop("spark.jars", None)  # given as --jars
+        confs = dict(settings, **{
             "spark.connect.grpc.binding.address": "127.0.0.1",
             "spark.connect.grpc.binding.port": str(self.port),
             "spark.sql.shuffle.partitions": "5",
             "spark.ui.enabled": "false",
             "spark.driver.memory": "2g"})
-        confs.pop("spark.jars")
-        args = [os.path.join(spark_home, "bin", "spark-submit"), "--class", SERVER_CLASS, "--master", "local[2]",
-                "--jars", self.jar]
+        args = [os.path.join(spark_home, "bin", "spark-submit"), "--class", SERVER_CLASS, "--master", "local[2]"]
+        if self.with_wjoin:
+            args += ["--jars", self.jar]
         for key, value in confs.items():
             args += ["--conf", f"{key}={value}"]
         return args + ["spark-internal"]

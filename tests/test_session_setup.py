@@ -2,7 +2,9 @@
 that fixes it: no jar in the JVM (WJOIN_JAR_NOT_LOADED), the jar but no extension
 (WJOIN_EXTENSION_NOT_SET, then ``wjoin.register(spark)`` makes the DataFrame API work and give
 the extension's answer), ``configure`` on a builder whose ``getOrCreate()`` returns such a
-running session (a warning). Each case needs its own JVM: a short script in a subprocess.
+running session (a warning), and a Spark Connect server without the plugin
+(WJOIN_CONNECT_PLUGIN_MISSING). Each classic case needs its own JVM: a short script in a
+subprocess.
 """
 import json
 import os
@@ -14,6 +16,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import wjoin
+from connect_server import ConnectServer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -116,3 +119,27 @@ def test_configure_is_quiet_on_a_session_with_the_extension(spark, recwarn):
     assert wjoin.configure(SparkSession.builder).getOrCreate() is spark
     assert not [w for w in recwarn if "wjoin" in str(w.message)]
     assert wjoin.register(spark) is spark  # a no-op with the extension
+
+
+# A Connect client cannot start in a process with a classic session (the shared one): a new process.
+CONNECT_CLIENT = textwrap.dedent('''
+    import json, sys
+    from pyspark.sql import SparkSession
+    import wjoin
+
+    spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+    a = spark.createDataFrame([(1, 10)], "k int, ts bigint")
+    try:
+        a.wjoin(a.alias("B"), on="k", time="ts", window=5)
+    except wjoin.WJoinAnalysisException as e:
+        print("SEEN " + json.dumps([e.getCondition(), str(e), e.__cause__ is None and e.__suppress_context__]))
+''')
+
+
+def test_a_connect_server_without_the_plugin_names_server_settings():
+    with ConnectServer(with_wjoin=False) as server:
+        seen = seen_in_new_process(server.url, CONNECT_CLIENT)
+    condition, message, without_cause = seen
+    assert condition == "WJOIN_CONNECT_PLUGIN_MISSING", seen
+    assert "wjoin.server_settings()" in message and wjoin.CONNECT_PLUGIN in message
+    assert "JVM stacktrace" not in message and without_cause

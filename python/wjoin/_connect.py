@@ -12,17 +12,21 @@ in a ``WJoinRelation`` message (proto/wjoin_connect.proto), packed into a Connec
 The server's plugin ``wjoin.connect.WJoinRelationPlugin`` turns it into the map the classic
 path passes to ``wjoin.WJoin.fromArguments``: the same checks, plan, results and EXPLAIN.
 The schema is asked for at once, so a misuse fails at the call, before any job, with the JVM's
-``WJOIN_`` error as :class:`wjoin.WJoinAnalysisException` (as on classic PySpark).
+``WJOIN_`` error as :class:`wjoin.WJoinAnalysisException` (as on classic PySpark). A server
+without the plugin answers ``CONNECT_INVALID_PLAN.NO_HANDLER_FOR_EXTENSION`` naming the message;
+the client raises WJOIN_CONNECT_PLUGIN_MISSING instead, which names the settings it needs.
 """
 from __future__ import annotations
 
 from typing import Dict
 
 from pyspark.errors import AnalysisException
+from pyspark.errors.exceptions.base import PySparkException
 from pyspark.sql.connect import proto as spark_proto
 from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
 from pyspark.sql.connect.plan import LogicalPlan
 
+from ._api import CONNECT_PLUGIN
 from ._errors import converted, error
 from ._version import __version__
 from .proto import wjoin_connect_pb2 as wjoin_proto
@@ -101,9 +105,19 @@ def connect_wjoin(session, dfs: list, arguments: dict):
     joined = ConnectDataFrame(WJoinPlan([df._plan for df in dfs], arguments), session)
     try:
         joined.schema  # analysis on the server: every check of the arguments runs now
-    except AnalysisException as e:
-        wjoin_error = converted(e)
+    except PySparkException as e:
+        wjoin_error = _no_plugin(e) or (converted(e) if isinstance(e, AnalysisException) else None)
         if wjoin_error is None:
             raise
         raise wjoin_error from None
     return joined
+
+
+def _no_plugin(e: PySparkException):
+    """WJOIN_CONNECT_PLUGIN_MISSING when ``e`` is the server's answer to a relation no plugin handles."""
+    condition = e.getCondition() or ""
+    text = str(e)
+    if condition.startswith("CONNECT_INVALID_PLAN") and "NO_HANDLER_FOR_EXTENSION" in text + condition \
+            and wjoin_proto.WJoinRelation.DESCRIPTOR.full_name in text:
+        return error("WJOIN_CONNECT_PLUGIN_MISSING", plugin=CONNECT_PLUGIN)
+    return None
