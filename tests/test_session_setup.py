@@ -60,6 +60,9 @@ SCRIPT = textwrap.dedent('''
     seen["same_session"] = again is spark
     seen["warnings"] = [str(w.message) for w in caught]
     seen["register"] = failure(lambda: wjoin.register(spark) and wjoin.register(spark))
+    # SQL's window clause needs the extension's parser: Spark's own parser stops at it (as the guide says).
+    a.createOrReplaceTempView("a_events")
+    seen["sql"] = failure(lambda: spark.sql("SELECT * FROM a_events A, a_events B WINDOW(A,B) = 5 USING TIME ts"))
     if sys.argv[1] == "jar":
         # What the extension's analyzer rule checks, checked without it.
         seen["hw_without_key"] = failure(lambda: a.wjoin(b, time="ts", window=6, algorithm="hw"))
@@ -94,6 +97,8 @@ def test_without_the_jar_the_call_says_to_restart_with_configure():
     warning, = seen["warnings"]
     assert "already running" in warning and "restart the Python process" in warning
     assert seen["register"][0] == "WJOIN_JAR_NOT_LOADED"
+    condition, message = seen["sql"]
+    assert condition == "PARSE_SYNTAX_ERROR" and "Syntax error at or near 'WINDOW'" in message, message
 
 
 def test_with_the_jar_register_enables_the_dataframe_api(spark):
