@@ -1,20 +1,40 @@
-"""The user guide is true: its runnable examples run as written and print what it says, and the
-documented arguments, choices and units are the ones the API and the JVM accept."""
+"""The docs are true: every ```python block of README.md and docs/*.md runs as written (the user
+guide's first example prints what it says), and the documented arguments, choices and units are
+the ones the API and the JVM accept.
+
+How the blocks run: the blocks of one file run in order in one namespace (like a notebook),
+with ``spark`` (the shared session, which has the extension), ``wjoin`` and ``builder`` (a fresh
+``SparkSession.builder``) defined. Every block is compiled; two first lines mark a block that is
+compiled but not run here:
+
+- ``# Spark Connect client``: needs a Connect server; tests/on_connect/test_connect_docs.py runs
+  it against the test server.
+- ``# sketch: ...``: its names stand for the reader's DataFrames or arguments (the comment says
+  which), so it shows a call's shape, not a program.
+
+A block that is not Python at all (a signature with ``...``, a grammar) is tagged ``text``.
+"""
+import ast
 import inspect
 import pathlib
 import re
 
 import pytest
+from pyspark.sql import SparkSession
 
 import wjoin
 
-GUIDE = pathlib.Path(__file__).resolve().parent.parent / "docs" / "user-guide.md"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "docs" / "user-guide.md"
 TEXT = GUIDE.read_text()
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+NOT_RUN_HERE = ("# Spark Connect client", "# sketch:")
 
 
-def runnable_blocks():
-    blocks = re.findall(r"```python\n(.*?)```", TEXT, re.S)
-    return [b for b in blocks if b.startswith("from pyspark.sql import functions as F")]
+def python_blocks(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(line of the block's first line, its text) of every ```python block of ``path``."""
+    text = path.read_text()
+    return [(text[:m.start(1)].count("\n") + 1, m.group(1)) for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M)]
 
 
 def argument_rows():
@@ -23,18 +43,38 @@ def argument_rows():
     return dict(re.findall(r"^\| `(\w+)` \| (.*) \|$", call, re.M))
 
 
-def test_user_guide_examples_run(spark, capsys):
-    blocks = runnable_blocks()
-    assert len(blocks) >= 5, "the user guide lost its runnable examples"
-    for block in blocks:
-        exec(compile(block, str(GUIDE), "exec"), {"spark": spark, "wjoin": wjoin})
-    out = capsys.readouterr().out
-    # The first example's a.wjoin(b, c, on="k", ...).show(3): the key once, then t and v of each
-    # input, as "Output columns" says; and three rows of it.
-    header = re.search(r"^\|\s*k\|\s*t\|\s*v\|\s*t\|\s*v\|\s*t\|\s*v\|$", out, re.M)
-    assert header, out
-    rows = out[header.end():].split("only showing top 3 rows")[0]
-    assert len(re.findall(r"^\|\s*\d+\|", rows, re.M)) == 3, out
+@pytest.mark.parametrize("path", [p for p in DOCS if python_blocks(p)], ids=lambda p: str(p.relative_to(ROOT)))
+def test_python_blocks_run(spark, capsys, path):
+    namespace = {"spark": spark, "wjoin": wjoin, "builder": SparkSession.builder}
+    ran = 0
+    for line, block in python_blocks(path):
+        # Padded so that a traceback names the block's line in the file.
+        code = compile("\n" * (line - 1) + block, str(path), "exec")
+        if not block.startswith(NOT_RUN_HERE):
+            exec(code, namespace)
+            ran += 1
+    assert ran > 0, f"{path} has no block that runs"
+    if path == GUIDE:
+        assert ran >= 15, "the user guide lost its runnable examples"
+        out = capsys.readouterr().out
+        # The first example's a.wjoin(b, c, on="k", ...).show(3): the key once, then t and v of each
+        # input, as "Output columns" says; and three rows of it.
+        header = re.search(r"^\|\s*k\|\s*t\|\s*v\|\s*t\|\s*v\|\s*t\|\s*v\|$", out, re.M)
+        assert header, out
+        rows = out[header.end():].split("only showing top 3 rows")[0]
+        assert len(re.findall(r"^\|\s*\d+\|", rows, re.M)) == 3, out
+
+
+def test_documented_signature_is_the_api():
+    """The signature under "The call" (a text block) names the parameters and defaults of wjoin.wjoin."""
+    call = TEXT.split("## The call", 1)[1]
+    shown = re.search(r"^```text\n(wjoin\.wjoin\(.*?\)) -> DataFrame$", call, re.S | re.M).group(1)
+    args = ast.parse(shown.replace("wjoin.wjoin(", "def wjoin(", 1) + ": pass").body[0].args
+    defaults = [None] * len(args.args) + args.kw_defaults
+    documented = [(a.arg, d and ast.literal_eval(d)) for a, d in zip(args.args + args.kwonlyargs, defaults)]
+    actual = [(n, None if p.default is inspect.Parameter.empty else p.default)
+              for n, p in inspect.signature(wjoin.wjoin).parameters.items()]
+    assert documented == actual
 
 
 def test_documented_arguments_are_the_api():

@@ -262,7 +262,7 @@ def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> Data
 
 
 def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto",
-          window_strategy: str = "auto", bidirectional: bool = False, access_paths=None,
+          window_strategy: str = "auto", bidirectional: bool = False, access_paths="auto",
           expiration_interval=None, how: str = "inner", limits=None, allocation=None, seed=None) -> DataFrame:
     """The W-join of ``inputs``: every combination of one row per input within the window(s).
 
