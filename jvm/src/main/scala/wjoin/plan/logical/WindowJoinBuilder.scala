@@ -9,8 +9,8 @@ import org.apache.spark.sql.catalyst.analysis.{Resolver, UnresolvedAttribute}
 import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias, UnaryNode, Union, View}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.wjoin.WJoinConf
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.{Algorithm, DirectedWindow, Durations, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm, WindowTermParser}
 import wjoin.errors.WJoinErrors
