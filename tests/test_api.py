@@ -8,11 +8,12 @@ ignored or mis-parsed changes the result.
 import datetime as dt
 
 import pytest
+from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType
 
 import wjoin
-from helpers import bag, executed_plan, rows_of
+from helpers import bag, executed_plan, is_connect, job_counter, rows_of
 
 # Integral time. Input rows by name: (k, ts, value).
 A_ROWS = {"a1": (1, 10, "a1"), "a2": (1, 20, "a2"), "a3": (2, 12, "a3")}
@@ -127,6 +128,31 @@ def test_time_columns_resolve_after_the_join(a, b, c):
     joined = wjoin.wjoin([a, b, c], on="k", time="ts", window=5)
     got = rows_of(joined.select(F.col("A.ts"), F.col("B.ts"), F.col("C.ts")))
     assert got == bag([(10, 12, 11), (20, 17, 16)])
+
+
+# ---------------------------------------------------------------------------------------
+# output names (also run on Connect by on_connect/test_connect_api.py)
+
+
+def test_output_names_prefixed_names_every_column_but_the_keys(a, b):
+    joined = wjoin.wjoin([a, b], time="ts", window=5, on="k", output_names="prefixed")
+    assert joined.columns == ["k", "A_ts", "A_va", "B_ts", "B_vb"]
+    assert rows_of(joined) == keyed(("a1", "b1"), ("a2", "b2"))
+    assert joined.select("A_ts", "B.B_ts").columns == ["A_ts", "B_ts"]
+    with pytest.raises(TypeError, match="output_names"):
+        wjoin.wjoin([a, b], time="ts", window=5, output_names=True)
+    with pytest.raises(wjoin.WJoinAnalysisException) as e:
+        wjoin.wjoin([a, b], time="ts", window=5, output_names="flat")
+    assert e.value.getCondition() == "WJOIN_UNKNOWN_CHOICE"
+
+
+def test_writing_repeated_names_to_files_points_at_the_option(spark, a, b, tmp_path):
+    joined = wjoin.wjoin([a, b], time="ts", window=5, on="k")  # k, ts, va, ts, vb
+    with job_counter(spark) as jobs, pytest.raises(AnalysisException) as e:
+        joined.write.parquet(str(tmp_path / "out"))
+    assert e.value.getCondition() == "WJOIN_DUPLICATE_OUTPUT_COLUMNS" and not (tmp_path / "out").exists()
+    assert is_connect(spark) or jobs() == []  # Connect counts the write command the client sent
+    assert e.value.getMessageParameters()["columns"] == "ts" and 'output_names="prefixed"' in str(e.value)
 
 
 # ---------------------------------------------------------------------------------------

@@ -63,6 +63,10 @@ def test_python_blocks_run(spark, capsys, path):
         assert header, out
         rows = out[header.end():].split("only showing top 3 rows")[0]
         assert len(re.findall(r"^\|\s*\d+\|", rows, re.M)) == 3, out
+        # Streaming: the journeys written to parquet with output_names="prefixed", read back.
+        journeys = re.search(r"^\|\s*k\|\s*A_ts\|\s*B_ts\|\s*C_ts\|\n\+[-+]+\+\n(.*?)\n\+", out, re.M | re.S)
+        assert journeys, out
+        assert journeys.group(1).split("\n") == ["|  1|2024-01-01 00:00:00|2024-01-01 00:00:40|2024-01-01 00:01:40|"], out
 
 
 def test_documented_signature_is_the_api():
@@ -84,7 +88,7 @@ def test_documented_arguments_are_the_api():
 
 @pytest.mark.parametrize("argument, constant", [
     ("algorithm", wjoin.ALGORITHMS), ("window_strategy", wjoin.WINDOW_STRATEGIES),
-    ("access_paths", wjoin.ACCESS_PATHS), ("how", wjoin.HOWS)])
+    ("access_paths", wjoin.ACCESS_PATHS), ("how", wjoin.HOWS), ("output_names", wjoin.OUTPUT_NAMES)])
 def test_documented_choices_are_the_jvms(spark, argument, constant):
     accepts = argument_rows()[argument]
     quoted = re.findall(r'`"(\w+)"`', accepts) if argument != "access_paths" else re.findall(r"`(\w+)`", accepts)

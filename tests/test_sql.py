@@ -69,6 +69,23 @@ def test_papers_query_equals_dataframe_wjoin(spark, cameras):
     assert "keys=(A.ObjID) = (B.ObjID) = (C.ObjID)" in plan
 
 
+def test_output_names_setting_names_a_sql_w_join(spark, cameras):
+    query = ("SELECT * FROM Camera1 A, Camera2 B WINDOW(A,B) = INTERVAL 1 MINUTE "
+             "WHERE A.ObjID = B.ObjID AND A.lane = B.lane")
+    joined = spark.sql(query)
+    assert joined.columns == ["ObjID", "ts", "lane"] * 2
+    expected = rows_of(joined)
+    assert expected
+    # Connect analyzes when asked: everything of the prefixed query inside the setting.
+    spark.conf.set("spark.wjoin.outputNames", "prefixed")
+    try:
+        prefixed = spark.sql(query)  # the WHERE clause still names the inputs' columns (A.ObjID)
+        assert prefixed.columns == ["A_ObjID", "A_ts", "A_lane", "B_ObjID", "B_ts", "B_lane"]
+        assert rows_of(prefixed) == expected
+    finally:
+        spark.conf.unset("spark.wjoin.outputNames")
+
+
 @pytest.mark.parametrize("clause, windows", [
     ("WINDOW = INTERVAL 3 MINUTES", "WINDOW = 3 minutes"),
     ("WINDOW = 3 minutes USING ALGORITHM mw", "WINDOW = 3 minutes"),

@@ -12,15 +12,15 @@ The same calls work on DataFrames of a Spark Connect session whose server runs w
 """
 from pyspark.sql import DataFrame as _DataFrame
 
-from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, WINDOW_STRATEGIES, artifact_name,
-                   configure, jar_path, maven_coordinates, server_settings, wjoin)
+from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, OUTPUT_NAMES, WINDOW_STRATEGIES,
+                   artifact_name, configure, jar_path, maven_coordinates, server_settings, wjoin)
 from ._errors import WJoinAnalysisException
 from ._session import register
 from ._version import __version__, maven_group, spark_builds
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
-__all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "EXTENSION", "HOWS", "WINDOW_STRATEGIES", "Directed",
-           "StreamRange", "StreamRows", "WJoinAnalysisException", "__version__", "artifact_name", "configure", "directed",
+__all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "EXTENSION", "HOWS", "OUTPUT_NAMES", "WINDOW_STRATEGIES",
+           "Directed", "StreamRange", "StreamRows", "WJoinAnalysisException", "__version__", "artifact_name", "configure", "directed",
            "jar_path", "maven_coordinates", "maven_group", "range_window", "register", "rows_window", "server_settings",
            "spark_builds", "wjoin"]
 

@@ -23,6 +23,7 @@ ALGORITHMS = ("auto", "nlw", "hw", "mw")
 WINDOW_STRATEGIES = ("auto", "exact", "gca", "lca")
 ACCESS_PATHS = ("scan", "hash", "ttree", "bplustree")
 HOWS = ("inner", "left", "left_semi", "left_anti")
+OUTPUT_NAMES = ("join", "prefixed")
 
 
 def _minor(version: str) -> str:
@@ -227,7 +228,7 @@ def _limits(limits, allocation, seed) -> dict:
 
 
 def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional, access_paths,
-               expiration_interval, how="inner", limits=None, allocation=None, seed=None
+               expiration_interval, how="inner", limits=None, allocation=None, seed=None, output_names=None
                ) -> tuple[list[DataFrame], dict]:
     """The DataFrames and the W-join's arguments as plain data (names, strings, a bool, a Column),
     keyed like ``wjoin.request.RequestCodec.fromMap``; a Connect client would send the same."""
@@ -245,7 +246,9 @@ def _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bi
         "window_strategy": _choice(window_strategy, "window_strategy", WINDOW_STRATEGIES, TypeError),
         "bidirectional": bidirectional, "access_paths": _access_paths(access_paths),
         "expiration_interval": expiration_interval, "how": _choice(how, "how", HOWS, TypeError),
-        **_limits(limits, allocation, seed)}
+        **_limits(limits, allocation, seed),
+        "output_names": None if output_names is None else _choice(output_names, "output_names", OUTPUT_NAMES,
+                                                                  TypeError)}
 
 
 def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> DataFrame:
@@ -263,7 +266,8 @@ def _classic(spark: SparkSession, dfs: list[DataFrame], arguments: dict) -> Data
 
 def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: str = "auto",
           window_strategy: str = "auto", bidirectional: bool = False, access_paths="auto",
-          expiration_interval=None, how: str = "inner", limits=None, allocation=None, seed=None) -> DataFrame:
+          expiration_interval=None, how: str = "inner", limits=None, allocation=None, seed=None,
+          output_names: str | None = None) -> DataFrame:
     """The W-join of ``inputs``: every combination of one row per input within the window(s).
 
     inputs     list of DataFrames (named by alias, else A, B, C, ...) or dict name -> DataFrame
@@ -300,9 +304,14 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
                "proportional" (to the arrival rates), {input: share}, or
                {"state_rows": {input: share}, "probe_rate": {input: share}}
     seed       seed of the random choices (default 0): the same rows on every run
+    output_names
+               "join" (as DataFrame.join: k, ts, v, ts, v, told apart by qualifier, A.ts) or
+               "prefixed" (k, A_ts, A_v, B_ts, B_v: every column but the ``on`` names as
+               <input>_<column>, unique names a file sink can write); None (default): the
+               session's spark.wjoin.outputNames (default "join")
     """
     dfs, arguments = _arguments(inputs, on, time, window, windows, algorithm, window_strategy, bidirectional,
-                                access_paths, expiration_interval, how, limits, allocation, seed)
+                                access_paths, expiration_interval, how, limits, allocation, seed, output_names)
     spark = dfs[0].sparkSession if dfs else SparkSession.getActiveSession()
     if spark is None:
         raise error("WJOIN_TOO_FEW_INPUTS", count=len(dfs))

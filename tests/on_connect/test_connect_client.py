@@ -49,7 +49,7 @@ def test_the_message_carries_every_argument(spark, abc):
     a, b, _ = abc
     dfs, arguments = _api._arguments({"X": a, "Y": b}, ["k", F.col("X.v") < F.col("Y.v")], {"X": "ts", "Y": "ts"},
                                      None, ["WINDOW(X,Y) = 5"], "mw", "gca", False, {"X": "ttree"}, "auto",
-                                     "left_semi")
+                                     "left_semi", output_names="prefixed")
     message = _connect.WJoinPlan([df._plan for df in dfs], arguments).message(spark.client)
     assert len(message.inputs) == 2 and message.HasField("condition")
     assert list(message.names.values) == ["X", "Y"] and list(message.on) == ["k"]
@@ -58,6 +58,7 @@ def test_the_message_carries_every_argument(spark, abc):
     assert (message.algorithm, message.window_strategy, message.access_paths, message.expiration_interval) == \
         ("mw", "gca", "X:ttree", "auto")
     assert message.client_version == wjoin.__version__ and message.how == "left_semi"
+    assert message.output_names == "prefixed"
 
 
 def test_a_client_of_another_version_is_refused_by_the_server(abc, monkeypatch):

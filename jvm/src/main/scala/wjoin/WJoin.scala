@@ -10,7 +10,7 @@ import wjoin.core.{Algorithm, JoinHow, WindowStrategy}
 import wjoin.errors.WJoinErrors
 import wjoin.extension.SessionRegistration
 import wjoin.plan.logical.WindowJoinBuilder
-import wjoin.request.{Choice, LimitsArgument, RequestCodec, TimeColumns, WJoinRequest}
+import wjoin.request.{Choice, LimitsArgument, OutputNames, RequestCodec, TimeColumns, WJoinRequest}
 
 /**
  * The Scala API of the W-join (the Python package calls [[WJoin.fromArguments]]):
@@ -90,6 +90,13 @@ object WJoin {
     def allocation(shares: Map[String, Any]): Builder = setLimits(_.copy(allocation = Some(shares)))
     /** The seed of the shedding's random choices (default 0). */
     def seed(value: Long): Builder = setLimits(_.copy(seed = Some(value)))
+
+    /**
+     * How output columns are named ([[wjoin.request.OutputNames]]): "join" (as `DataFrame.join`:
+     * k, ts, v, ts, v) or "prefixed" (k, A_ts, A_v, B_ts, B_v: names a file can hold). Unset:
+     * the session's `spark.wjoin.outputNames` (default "join").
+     */
+    def outputNames(naming: String): Builder = set(_.copy(outputNames = Some(OutputNames.parseOrFail(naming))))
 
     private def set(change: WJoinRequest => WJoinRequest): Builder = copy(request = change(request))
     private def setLimits(change: LimitsArgument => LimitsArgument): Builder =

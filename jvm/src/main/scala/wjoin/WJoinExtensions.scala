@@ -8,6 +8,7 @@ import wjoin.extension.FirstQueryWarmUp
 import wjoin.plan.logical.PruneWindowJoinOutput
 import wjoin.plan.logical.PushFiltersIntoWindowJoin
 import wjoin.plan.logical.WindowJoinChecks
+import wjoin.plan.logical.WindowJoinWriteChecks
 import wjoin.plan.physical.WindowJoinStrategy
 import wjoin.sql.{ResolveWindowJoinSql, WJoinSqlParser}
 
@@ -33,6 +34,8 @@ class WJoinExtensions extends (SparkSessionExtensions => Unit) {
     // Reject misuse that needs the resolved plan (streams without watermark, 'hw' without a key,
     // impossible forced access paths); post-hoc, so the error keeps its SQLSTATE.
     extensions.injectPostHocResolutionRule(_ => WindowJoinChecks)
+    // Refuse writing a W-join's repeated column names (output_names = "join") to files, naming the option.
+    extensions.injectPostHocResolutionRule(_ => WindowJoinWriteChecks)
     // Push single-input filters into the inputs; merge multi-input ones into the condition.
     extensions.injectOptimizerRule(_ => PushFiltersIntoWindowJoin)
     // Produce only the columns the parent uses (none for a count).

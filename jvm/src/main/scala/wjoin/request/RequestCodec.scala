@@ -22,12 +22,13 @@ import wjoin.errors.WJoinErrors
  *   time        a name, a list per input or a map input -> name
  *   bidirectional  boolean                 access_paths, expiration_interval: text
  *   limits      map   allocation  text or map   seed  number   (see LimitsArgument)
+ *   output_names   text ("join", "prefixed"); absent: the session's spark.wjoin.outputNames
  * }}}
  */
 object RequestCodec {
   /** The keys of the map, in the order of the Python signature. */
   val Keys: Seq[String] = Seq("names", "on", "condition", "time", "window", "windows", "algorithm", "window_strategy",
-    "bidirectional", "access_paths", "expiration_interval", "how", "limits", "allocation", "seed")
+    "bidirectional", "access_paths", "expiration_interval", "how", "limits", "allocation", "seed", "output_names")
 
   /**
    * The request of `inputs` with the options of `arguments`; `condition` turns the map's
@@ -69,6 +70,7 @@ object RequestCodec {
       accessPaths = text("access_paths").getOrElse("auto"),
       expirationInterval = text("expiration_interval").getOrElse("0"),
       how = text("how").fold[JoinHow](JoinHow.Inner)(JoinHow.parseOrFail),
-      limits = LimitsArgument(args.get("limits"), args.get("allocation"), args.get("seed")))
+      limits = LimitsArgument(args.get("limits"), args.get("allocation"), args.get("seed")),
+      outputNames = text("output_names").map(OutputNames.parseOrFail))
   }
 }

@@ -37,6 +37,7 @@ import wjoin.core.{Algorithm, JoinHow, WindowStrategy}
  * @param expirationInterval the lazy expiration interval tau: "0" (eager), "auto" or a length
  * @param how                inner, left, left_semi or left_anti (the first input is the anchor)
  * @param limits             resource limits, allocation and seed as given
+ * @param outputNames        how output columns are named; None: the session's `spark.wjoin.outputNames`
  */
 final case class WJoinRequest(
     inputs: Seq[LogicalPlan],
@@ -52,15 +53,17 @@ final case class WJoinRequest(
     accessPaths: String = "auto",
     expirationInterval: String = "0",
     how: JoinHow = JoinHow.Inner,
-    limits: LimitsArgument = LimitsArgument())
+    limits: LimitsArgument = LimitsArgument(),
+    outputNames: Option[OutputNames] = None)
 
 object WJoinRequest {
-  /** The accepted names of the algorithm, window-strategy, access-path and how arguments ("auto" first). */
+  /** The accepted names of the algorithm, window-strategy, access-path, how and output-names arguments ("auto" first). */
   def choices(argument: String): Seq[String] = argument match {
     case "algorithm" => "auto" +: Algorithm.all.map(_.name)
     case "window_strategy" => WindowStrategy.all.map(_.name)
     case "access_paths" => wjoin.core.cost.AccessPath.all.map(_.name)
     case "how" => JoinHow.all.map(_.name)
+    case "output_names" => OutputNames.all.map(_.name)
     case other => throw new AssertionError(s"no choices for '$other'")
   }
 }

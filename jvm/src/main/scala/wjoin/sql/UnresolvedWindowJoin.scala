@@ -1,7 +1,7 @@
 package wjoin.sql
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 
 import wjoin.core.{Algorithm, JoinHow}
@@ -62,15 +62,31 @@ final case class JoinPredicate(condition: Option[Expression])
 
 /**
  * Analyzer rule: an [[UnresolvedWindowJoin]] whose inputs are resolved becomes the request
- * the DataFrame API builds too, and [[WindowJoinBuilder]] makes it the same plan. Its errors
+ * the DataFrame API builds too, and [[WindowJoinBuilder]] makes it the same plan. Its output
+ * names follow the session's `spark.wjoin.outputNames` (SQL has no argument for it). Its errors
  * (an unknown time column, contradicting windows, ...) are `WJOIN_` AnalysisExceptions naming
  * the input, column or term, raised while `spark.sql` analyzes the statement.
  */
 object ResolveWindowJoinSql extends Rule[LogicalPlan] {
-  override def apply(plan: LogicalPlan): LogicalPlan = plan.resolveOperatorsUp {
-    case u: UnresolvedWindowJoin if u.childrenResolved =>
-      WindowJoinBuilder.build(WJoinRequest(u.inputs, names = Some(u.inputNames), condition = u.predicate.condition,
-        time = TimeColumns.of(u.timeColumns), windows = Some(u.windows),
-        algorithm = Choice.parse(u.algorithm, Algorithm, "algorithm"), how = JoinHow.parseOrFail(u.how)))
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    // The naming Projects built by this pass (spark.wjoin.outputNames = prefixed), by identity.
+    val naming = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[LogicalPlan, java.lang.Boolean])
+    plan.resolveOperatorsUp {
+      case u: UnresolvedWindowJoin if u.childrenResolved =>
+        val built = WindowJoinBuilder.build(WJoinRequest(u.inputs, names = Some(u.inputNames),
+          condition = u.predicate.condition, time = TimeColumns.of(u.timeColumns), windows = Some(u.windows),
+          algorithm = Choice.parse(u.algorithm, Algorithm, "algorithm"), how = JoinHow.parseOrFail(u.how)))
+        built match {
+          case p: Project if p.projectList.exists(_.isInstanceOf[Alias]) => naming.add(p)
+          case _ =>
+        }
+        built
+      // The WHERE clause and ON conditions right above the W-join are its join predicate, written
+      // with the inputs' column names (A.v): they go below the naming, the SELECT list above it.
+      case Filter(condition, p: Project) if naming.contains(p) =>
+        val swapped = p.copy(child = Filter(condition, p.child))
+        naming.add(swapped)
+        swapped
+    }
   }
 }

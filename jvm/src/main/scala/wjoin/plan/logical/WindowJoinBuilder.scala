@@ -10,10 +10,11 @@ import org.apache.spark.sql.catalyst.expressions.{Alias, And, Attribute, EqualTo
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project, SubqueryAlias, UnaryNode, Union, View}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.{Algorithm, DirectedWindow, Durations, UniformWindow, WindowMatrix, WindowStrategy, WindowTerm, WindowTermParser}
 import wjoin.errors.WJoinErrors
-import wjoin.request.{RequestLimits, TimeColumns, WJoinRequest}
+import wjoin.request.{OutputNames, RequestLimits, TimeColumns, WJoinRequest}
 
 /**
  * The one place a [[WJoinRequest]] becomes a logical plan, and the one place its values are
@@ -28,7 +29,7 @@ import wjoin.request.{RequestLimits, TimeColumns, WJoinRequest}
  *           ─ time columns (one kind) ─ key equalities of `on` ─ Python UDF conjuncts apart
  *           ─ window terms ─ closed WindowMatrix (contradictions, unbounded inputs)
  *   = WindowJoin (a Union of two for bidirectional), under a Filter for Python UDFs and a
- *     Project keeping each `on` column once
+ *     Project keeping each `on` column once and naming the columns ([[OutputNaming]])
  * }}}
  */
 object WindowJoinBuilder extends PredicateHelper {
@@ -60,7 +61,8 @@ object WindowJoinBuilder extends PredicateHelper {
   /**
    * The logical plan of `request`: the [[WindowJoin]] (a Union of two for `bidirectional`),
    * under a Filter for Python UDFs over several inputs and a Project that keeps each `on`
-   * column once, when there are such.
+   * column once and names the output ([[OutputNaming]]: the request's `outputNames`, else the
+   * session's `spark.wjoin.outputNames`), when there are such.
    */
   def build(request: WJoinRequest): LogicalPlan = {
     val plans = request.inputs
@@ -124,12 +126,10 @@ object WindowJoinBuilder extends PredicateHelper {
       Union(Seq(forward, forward.copy(windows = reversedPath(terms, inputNames, spec))))
     }
     val filtered = if (pythonConjuncts.isEmpty) join else Filter(pythonConjuncts.reduce(And), join)
-    if (request.on.isEmpty) filtered else {
-      val keyCols = request.on.map(name => column(children.head, name, inputNames.head, "join", resolver))
-      val keyIds = request.on.flatMap(name => children.map(c => column(c, name, "", "join", resolver).exprId)).toSet
-      val byId = output.map(a => a.exprId -> a).toMap
-      Project(keyCols.map(a => byId(a.exprId)) ++ output.filterNot(a => keyIds(a.exprId)), filtered)
-    }
+    val keyCols = request.on.map(name => column(children.head, name, inputNames.head, "join", resolver))
+    val keyIds = request.on.flatMap(name => children.map(c => column(c, name, "", "join", resolver).exprId)).toSet
+    val naming = request.outputNames.getOrElse(OutputNames.parseOrFail(WJoinConf.outputNames(SQLConf.get)))
+    OutputNaming(filtered, output, keyCols, keyIds, children.zip(inputNames), naming)
   }
 
   /** One unique, non-empty name per input (ignoring case). */

@@ -25,4 +25,5 @@ object StreamingClasses {
   val StreamExecution: runtime.StreamExecution.type = runtime.StreamExecution
   type CheckpointFileManager = checkpointing.CheckpointFileManager
   val CheckpointFileManager: checkpointing.CheckpointFileManager.type = checkpointing.CheckpointFileManager
+  type FileStreamSink = runtime.FileStreamSink
 }

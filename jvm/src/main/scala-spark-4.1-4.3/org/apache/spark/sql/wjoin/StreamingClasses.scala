@@ -1,6 +1,6 @@
 package org.apache.spark.sql.wjoin
 
-import org.apache.spark.sql.execution.streaming.{checkpointing, runtime}
+import org.apache.spark.sql.execution.streaming.{checkpointing, runtime, sinks}
 import org.apache.spark.sql.execution.streaming.operators.stateful
 
 /**
@@ -23,4 +23,5 @@ object StreamingClasses {
   val StreamExecution: runtime.StreamExecution.type = runtime.StreamExecution
   type CheckpointFileManager = checkpointing.CheckpointFileManager
   val CheckpointFileManager: checkpointing.CheckpointFileManager.type = checkpointing.CheckpointFileManager
+  type FileStreamSink = sinks.FileStreamSink
 }

@@ -114,6 +114,25 @@ object WJoinConf {
     .booleanConf
     .createWithDefault(true)
 
+  /** Key of [[OutputNames]]. */
+  val OutputNamesKey = "spark.wjoin.outputNames"
+
+  /**
+   * How a W-join names its output columns when the call does not say (`output_names`), and
+   * how a SQL W-join does: "join" (as `DataFrame.join`, the default) or "prefixed"
+   * (`wjoin.request.OutputNames`). Read when the W-join is built (analyzed).
+   */
+  val OutputNames: ConfigEntry[String] = SQLConf.buildConf(OutputNamesKey)
+    .doc("How a W-join names its output columns when its call has no output_names argument (and how a SQL " +
+      "W-join does): 'join' keeps each input's column names, as DataFrame.join does (inputs with the same " +
+      "columns give repeated names, told apart by their input's qualifier, A.ts, which a file sink cannot " +
+      "write); 'prefixed' names every column except the on= keys <input>_<column> (A_ts, B_ts, ...).")
+    .version("0.1.0")
+    .stringConf
+    .transform(_.trim.toLowerCase(java.util.Locale.ROOT))
+    .checkValues(Set("join", "prefixed"))
+    .createWithDefault("join")
+
   /** Forces registration of the entries (called when the extension is installed). */
   def register(): Unit = ()
 
@@ -134,6 +153,9 @@ object WJoinConf {
 
   /** [[WarmUp]] of a Spark context's conf (a static setting). */
   def warmUp(conf: SparkConf): Boolean = conf.get(WarmUp)
+
+  /** [[OutputNames]] of `conf`, lower case: "join" or "prefixed". */
+  def outputNames(conf: SQLConf): String = conf.getConf(OutputNames)
 
   /** [[KeptEngineRows]] of `conf`. */
   def keptEngineRows(conf: SQLConf): Long = conf.getConf(KeptEngineRows)

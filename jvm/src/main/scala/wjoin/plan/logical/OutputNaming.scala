@@ -1,0 +1,56 @@
+package wjoin.plan
+package logical
+
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, NamedExpression}
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+
+import wjoin.request.OutputNames
+
+/**
+ * The names of a W-join's output columns, applied once by [[WindowJoinBuilder]] as the
+ * Project over the join (and its Python-UDF Filter).
+ *
+ * {{{
+ *   inputs A(k, ts, v), B(k, ts, v), on = k
+ *   join       k, ts, v, ts, v      as DataFrame.join (SPEC): A.ts and B.ts told apart by qualifier
+ *   prefixed   k, A_ts, A_v, B_ts, B_v   each still qualified by its input (A.A_ts)
+ * }}}
+ *
+ * Why "join" is the default: the SPEC asks the W-join to name its output as `DataFrame.join`
+ * does, so a two-input W-join and the equivalent range join give the same columns. Why
+ * "prefixed" exists: same-schema inputs are the normal case for a W-join, and repeated names
+ * cannot be selected by name or written to files.
+ *
+ * The renamed columns are new attributes (fresh ids): an Alias with its child's id would make
+ * the Project look like a no-op to Spark's optimizer (`RemoveNoopOperators`), which would drop
+ * the names. Each keeps its input's name as qualifier and its metadata (the first input's time
+ * column its watermark), so `F.col("A.A_ts")` resolves and stateful operators downstream work.
+ */
+object OutputNaming {
+  /**
+   * The plan whose output is `output` (the join's, with nullabilities of `how`) under `naming`:
+   * the `keys` first (the first input's `on` columns, unprefixed), then every column whose id is
+   * not in `keyIds`, in input order; `join` itself when nothing changes.
+   *
+   * @param inputs the join's children (under their names as qualifiers) and their names
+   */
+  def apply(join: LogicalPlan, output: Seq[Attribute], keys: Seq[Attribute], keyIds: Set[ExprId],
+      inputs: Seq[(LogicalPlan, String)], naming: OutputNames): LogicalPlan = {
+    val byId = output.map(a => a.exprId -> a).toMap
+    val others = output.filterNot(a => keyIds(a.exprId))
+    val keyColumns = keys.map(a => byId(a.exprId))
+    naming match {
+      case OutputNames.Join => if (keys.isEmpty) join else Project(keyColumns ++ others, join)
+      case OutputNames.Prefixed =>
+        val inputOf = inputs.flatMap { case (child, name) => child.output.map(_.exprId -> name) }.toMap
+        val prefixed: Seq[NamedExpression] = others.map { a =>
+          val input = inputOf(a.exprId)
+          Alias(a, prefixedName(input, a.name))(qualifier = Seq(input))
+        }
+        Project(keyColumns ++ prefixed, join)
+    }
+  }
+
+  /** The output name of column `column` of input `input` under "prefixed". */
+  def prefixedName(input: String, column: String): String = s"${input}_$column"
+}
