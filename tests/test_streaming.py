@@ -156,9 +156,10 @@ def test_late_rows_are_counted_and_not_joined(spark, tmp_path):
     # The operator's own metrics, under the names the user guide lists for a keyed hash plan ...
     assert {"numStateRows0", "numStateRows1", "numStateKeys0", "numStateKeys1", "numInputRows", "numInputRows0",
             "numInputRows1", "numNullRows", "numEvictedRows", "numComparisons", "numRestoredStateRows"} <= custom
-    # ... and none that this plan cannot move (limits, residual, bidirectional, refinement, anchors).
-    assert not custom & {"numShedRows", "numShedProbes", "numPredicateEvals", "numExcludedCombinations",
-                         "numRefineRejections", "numUndecidedAnchorRows", "numTimeBands"}
+    # ... and none that this plan cannot move (limits, bidirectional, refinement, anchors, time bands;
+    # numPredicateEvals depends on the access paths: the key equality is a residual unless both are hashed).
+    assert not custom & {"numShedRows", "numShedProbes", "numExcludedCombinations", "numRefineRejections",
+                         "numUndecidedAnchorRows", "numTimeBands"}, sorted(custom)
 
 
 @settings(max_examples=6)
