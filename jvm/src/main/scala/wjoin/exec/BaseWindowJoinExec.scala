@@ -79,18 +79,20 @@ trait BaseWindowJoinExec extends SparkPlan {
     }
   }
 
-  /** "mw" or "hw (hash)": the algorithm, and whether every input is hashed. */
-  protected def algorithmText: String = s"${algorithm.name}${if (enginePlan.allHashed) " (hash)" else ""}"
+  /** Batch, time bands: partitioned by event-time bands. */
+  def banded: Boolean = false
 
-  /** The part of EXPLAIN's node line that batch and streaming W-joins share. */
-  protected def joinDescription: String = {
-    val keyText = if (keys.isEmpty) "none" else keys.map(_.map(_.sql).mkString("(", ", ", ")")).mkString(" = ")
-    (if (how.anchored) s"how=$how (anchor ${inputNames.head}), " else "") +
-      s"inputs=[${inputNames.mkString(", ")}], time=[${timeColumns.map(_.sql).mkString(", ")}], keys=$keyText, " +
-      s"windows=${windows.describe(inputNames)}" +
-      (if (residual.isEmpty) "" else s", residual=${residual.map(_.sql).mkString(" AND ")}") +
-      s", window strategy=${enginePlan.describeStrategy(inputNames, windows.render)}" +
-      s", probe order=[${enginePlan.describe(inputNames)}], " + access.describe(inputNames, enginePlan.forward) +
-      planned.shed.fold("")(s => s", limits=[${s.describe(inputNames)}]")
-  }
+  /** EXPLAIN's partitioning: how the rows are spread over the tasks, and why. */
+  def partitioningText: String
+
+  /** What decides the node's metrics ([[WindowJoinMetrics.declared]]). */
+  def metricPlan: WindowJoinMetrics.MetricPlan = WindowJoinMetrics.MetricPlan(inputNames, streaming, hashed,
+    how.anchored, banded, bidirectional = windows.excluding.isDefined, limits = planned.shed.isDefined,
+    refined = enginePlan.checkPairs.nonEmpty, residual = residual.nonEmpty)
+
+  /** EXPLAIN's tree line ([[ExplainText]]). */
+  override def simpleString(maxFields: Int): String = ExplainText.treeLine(this)
+
+  /** `explain("formatted")`: Input, Output and the Arguments block ([[ExplainText]]). */
+  override def verboseStringWithOperatorId(): String = ExplainText.formatted(this, formattedNodeName)
 }

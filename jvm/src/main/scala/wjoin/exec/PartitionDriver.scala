@@ -19,21 +19,33 @@ import wjoin.core.EngineDrive
  * streaming: the micro-batch of [[wjoin.core.MicroBatchWJoin]]) and `complete` (batch: the
  * metrics; streaming: the state's changes written, then the metrics).
  *
+ * While the task runs, `progress` is called every [[PartitionDriver.ProgressRows]] output rows:
+ * the metrics are published as the task goes, so the Spark UI shows them grow (executors
+ * send accumulator updates with their heartbeats), at the cost of one call per that many rows.
+ *
  * @param drive    the engine and its feed
  * @param output   what the partition outputs
  * @param complete called once with the number of rows output
+ * @param progress called every [[PartitionDriver.ProgressRows]] output rows
  */
-final class PartitionDriver(drive: EngineDrive, output: JoinOutput, complete: Long => Unit)
-    extends Iterator[InternalRow] {
+final class PartitionDriver(drive: EngineDrive, output: JoinOutput, complete: Long => Unit,
+    progress: () => Unit = () => ()) extends Iterator[InternalRow] {
   private var completed = false
 
   override def hasNext: Boolean = output.ready(drive) || { finish(); false }
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException("the W-join partition is exhausted")
-    output.next()
+    val row = output.next()
+    if ((output.rowsOut & (PartitionDriver.ProgressRows - 1)) == 0) progress()
+    row
   }
 
   /** Runs `complete` with the rows output so far, once. */
   def finish(): Unit = if (!completed) { completed = true; complete(output.rowsOut) }
+}
+
+object PartitionDriver {
+  /** Output rows between two publications of the metrics (a power of two). */
+  val ProgressRows = 1024L
 }

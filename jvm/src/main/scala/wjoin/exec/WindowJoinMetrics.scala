@@ -14,15 +14,19 @@ import wjoin.exec.state.WindowJoinStateStore
  * companion ([[WindowJoinMetrics.batchMetrics]], [[WindowJoinMetrics.streamingCustomMetrics]]).
  *
  * {{{
- *   declarations (companion) ──> batch node: metrics map ─┐
- *                            ──> streaming node: Spark's   ├─> WindowJoinMetrics(map, n): named fields
- *                                state metrics + custom ───┘     publish(JoinStats, InputMerger, ...)
+ *   MetricPlan (what the plan does) ──declared──> batch node: metrics map ─┐
+ *                                             ──> streaming node: Spark's  ├─> WindowJoinMetrics: named fields
+ *                                                 state metrics + custom ──┘   task: Publisher (live deltas)
  * }}}
+ *
+ * A node declares only the metrics its plan can move ([[WindowJoinMetrics.declared]]): time
+ * bands' only when banded, the bidirectional one only with an excluded reverse path, the
+ * resource limits' only with limits, and so on; the others would always read 0. The fields of
+ * those are Options, None when not declared.
  *
  * Spark's names where Spark has the metric (`numOutputRows`, `numRowsDroppedByWatermark`,
  * `numUpdatedStateRows`, `numRemovedStateRows`, from `StateStoreWriter` for the streaming
- * node), ours for the rest. A metric of the other mode (e.g. `peakBufferedRows` of a
- * streaming node) is absent from the map and never updated.
+ * node), ours for the rest.
  *
  * @param all       the node's metrics map
  * @param n         the number of inputs
@@ -33,22 +37,23 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
 
   private def opt(m: Declared): Option[SQLMetric] = all.get(m.key)
 
-  // Both modes.
+  // Every plan.
   val numOutputRows: SQLMetric = all(OutputRows.key)
   val numInputRows: SQLMetric = all(InputRows.key)
   val numNullRows: SQLMetric = all(NullRows.key)
   val numEvictedRows: SQLMetric = all(EvictedRows.key)
   val numComparisons: SQLMetric = all(Comparisons.key)
-  val numPredicateEvals: SQLMetric = all(PredicateEvals.key)
-  val numRefineRejections: SQLMetric = all(RefineRejections.key)
-  val numShedRows: SQLMetric = all(ShedRows.key)
-  val numShedProbes: SQLMetric = all(ShedProbes.key)
   /** Per input, numInputRows<i>. */
   val numInputRowsOf: IndexedSeq[SQLMetric] = (0 until n).map(i => all(inputRowsMetric(i)))
+  // Some plans.
+  val numPredicateEvals: Option[SQLMetric] = opt(PredicateEvals)
+  val numRefineRejections: Option[SQLMetric] = opt(RefineRejections)
+  val numShedRows: Option[SQLMetric] = opt(ShedRows)
+  val numShedProbes: Option[SQLMetric] = opt(ShedProbes)
+  val numExcludedCombinations: Option[SQLMetric] = opt(ExcludedCombinations)
   // Batch only.
   val peakBufferedRows: Option[SQLMetric] = opt(PeakBufferedRows)
   val joinTime: Option[SQLMetric] = opt(JoinTime)
-  val numExcludedCombinations: Option[SQLMetric] = opt(ExcludedCombinations)
   val numForeignCombinations: Option[SQLMetric] = opt(ForeignCombinations)
   val numTimeBands: Option[SQLMetric] = opt(TimeBands)
   val numReplicatedRows: Option[SQLMetric] = opt(ReplicatedRows)
@@ -66,41 +71,44 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numStateKeysOf: IndexedSeq[SQLMetric] = (0 until n).flatMap(i => all.get(stateKeysMetric(i)))
 
   /**
-   * The one place a task's engine counters and input counters become metrics.
+   * One task's publisher of its engine's and inputs' counters: each [[Publisher.publish]] adds
+   * what changed since the last one. SQL metrics are accumulators that executors send to the
+   * driver with every heartbeat (`spark.executor.heartbeatInterval`), so a task that publishes
+   * as it goes shows growing counts in the Spark UI and the REST API while it runs, not only
+   * once it ends. Every counter is monotonic during one task (one micro-batch).
    *
-   * @param s       the engine's counters
-   * @param input   the merged inputs' counters
-   * @param foreign banded batch: combinations left to a later band (not output here)
-   * @param banded  batch, time bands: input rows were counted before the band shuffle
-   * @param nanos   batch: time spent in the task's join, downstream included
-   * @param outputRows anchored W-joins: the rows output (combinations and decided anchor
-   *                rows); None: every combination not left to another band
+   * @param s      the engine's counters
+   * @param input  the merged inputs' counters
+   * @param output the partition's output: rows out, and (banded) combinations left to a later band
+   * @param banded batch, time bands: input rows were counted before the band shuffle
    */
-  def publish(s: JoinStats, input: InputMerger, foreign: Long = 0L, banded: Boolean = false, nanos: Long = 0L,
-      outputRows: Option[Long] = None): Unit = {
-    numOutputRows += outputRows.getOrElse(s.results - foreign)
-    numNullRows += input.nullRows
-    numEvictedRows += s.evicted
-    numComparisons += s.comparisons
-    numPredicateEvals += s.predicateEvals
-    numRefineRejections += s.refineRejections
-    numShedRows += s.shedRows
-    numShedProbes += s.shedProbes
-    if (!banded) {
-      numInputRows += input.rowsRead
-      // Streaming plans the next batch from every row an input brought; batch reports joinable rows.
-      for (i <- 0 until n) numInputRowsOf(i) += (if (streaming) input.rowsReadOf(i) else input.offered(i))
-    }
-    if (banded) numForeignCombinations.foreach(_ += foreign)
-    numRowsDroppedByWatermark.foreach(_ += input.lateRows)
-    peakBufferedRows.foreach(_ += s.peakBuffered)
-    numExcludedCombinations.foreach(_ += s.excluded)
-    joinTime.foreach(_ += nanos)
+  def publisher(s: JoinStats, input: InputMerger, output: JoinOutput, banded: Boolean = false): Publisher = {
+    val inputs: Seq[(Option[SQLMetric], () => Long)] = if (banded) Nil else
+      (Some(numInputRows), () => input.rowsRead) +: (0 until n).map { i =>
+        // Streaming plans the next batch from every row an input brought; batch reports joinable rows.
+        (Option(numInputRowsOf(i)), () => if (streaming) input.rowsReadOf(i) else input.offered(i))
+      }
+    val sources = Seq[(Option[SQLMetric], () => Long)](
+      Some(numOutputRows) -> (() => output.rowsOut),
+      Some(numNullRows) -> (() => input.nullRows),
+      Some(numEvictedRows) -> (() => s.evicted),
+      Some(numComparisons) -> (() => s.comparisons),
+      numPredicateEvals -> (() => s.predicateEvals),
+      numRefineRejections -> (() => s.refineRejections),
+      numShedRows -> (() => s.shedRows),
+      numShedProbes -> (() => s.shedProbes),
+      numExcludedCombinations -> (() => s.excluded),
+      (if (banded) numForeignCombinations else None) -> (() => output.foreign),
+      numRowsDroppedByWatermark -> (() => input.lateRows),
+      peakBufferedRows -> (() => s.peakBuffered)) ++ inputs
+    val declared = sources.collect { case (Some(m), read) => (m, read) }
+    new Publisher(declared.map(_._1).toArray, declared.map(_._2).toArray)
   }
 
   /**
-   * The streaming state's counters (see [[WindowJoinStateStore]]); the distinct keys come from
-   * the engine's windows after the batch (hash buckets: exact, no per-row cost).
+   * The streaming state's counters (see [[WindowJoinStateStore]]), once per micro-batch; the
+   * distinct keys come from the engine's windows after the batch (hash buckets: exact, no
+   * per-row cost).
    */
   def publishState(state: WindowJoinStateStore, engine: WJoinEngine, hashed: Boolean): Unit = {
     numUpdatedStateRows.foreach(_ += state.added)
@@ -115,6 +123,7 @@ object WindowJoinMetrics {
   /** Per-input metric names of the operator (numInputRows0, ...; numStateKeys0, ...), read back by the planner. */
   def inputRowsMetric(i: Int): String = s"numInputRows$i"
   def stateKeysMetric(i: Int): String = s"numStateKeys$i"
+  def stateRows(i: Int): String = s"numStateRows$i"
 
   /** One metric: its key in the node's map and what the UI shows. */
   final case class Declared(key: String, description: String)
@@ -124,7 +133,7 @@ object WindowJoinMetrics {
   val NullRows = Declared("numNullRows", "input rows with NULL time or key (never match)")
   val EvictedRows = Declared("numEvictedRows", "rows evicted from windows")
   val Comparisons = Declared("numComparisons", "time-stamp comparisons")
-  val PredicateEvals = Declared("numPredicateEvals", "predicate evaluations")
+  val PredicateEvals = Declared("numPredicateEvals", "residual predicate evaluations")
   val RefineRejections =
     Declared("numRefineRejections", "candidates of the GCA / LCA periods rejected by the true windows")
   val ShedRows = Declared("numShedRows", "resource limits: arriving rows not kept in their window")
@@ -141,32 +150,52 @@ object WindowJoinMetrics {
     "first-input rows in the state not decided yet (left, left_semi, left_anti)")
   val RestoredStateRows = Declared("numRestoredStateRows",
     "state rows read back from the state store to rebuild an engine (0 while engines are kept in memory)")
-  def stateRows(i: Int): String = s"numStateRows$i"
 
-  /** The counters both modes have, besides numOutputRows (Spark's own in streaming). */
-  private val common = Seq(InputRows, NullRows, EvictedRows, Comparisons, PredicateEvals, RefineRejections, ShedRows,
-    ShedProbes)
-  /** The batch-only counters (joinTime is a timing). */
-  private val batchOnly = Seq(PeakBufferedRows, TimeBands, ReplicatedRows, ForeignCombinations, ExcludedCombinations)
+  /**
+   * What decides a node's metrics.
+   *
+   * @param names         the inputs' names
+   * @param streaming     the streaming node (state metrics; Spark declares numOutputRows)
+   * @param hashed        rows in per-key buckets (streaming: distinct keys in the state)
+   * @param anchored      left, left_semi, left_anti (streaming: undecided anchor rows)
+   * @param banded        batch, time bands (bands, replicas, combinations left to a later band)
+   * @param bidirectional an excluded reverse path (combinations left to the other direction)
+   * @param limits        resource limits (shed rows and probes)
+   * @param refined       GCA / LCA periods looser than the windows (refinement rejections)
+   * @param residual      a residual condition the engine evaluates (predicate evaluations)
+   */
+  final case class MetricPlan(names: Seq[String], streaming: Boolean, hashed: Boolean, anchored: Boolean,
+      banded: Boolean, bidirectional: Boolean, limits: Boolean, refined: Boolean, residual: Boolean)
 
-  private def inputRows(names: Seq[String]): Seq[Declared] =
-    names.indices.map(i => Declared(inputRowsMetric(i), s"input rows of ${names(i)}"))
+  /**
+   * The counters `plan` declares, besides the timing joinTime (batch) and Spark's state metrics
+   * (streaming, which hold numOutputRows).
+   */
+  def declared(plan: MetricPlan): Seq[Declared] = {
+    import plan._
+    def when(c: Boolean)(ms: Declared*): Seq[Declared] = if (c) ms else Nil
+    val perInput = names.indices.map(i => Declared(inputRowsMetric(i), s"input rows of ${names(i)}"))
+    when(!streaming)(OutputRows) ++ Seq(InputRows, NullRows, EvictedRows, Comparisons) ++ perInput ++
+      when(residual)(PredicateEvals) ++ when(refined)(RefineRejections) ++ when(limits)(ShedRows, ShedProbes) ++
+      when(bidirectional)(ExcludedCombinations) ++ when(!streaming)(PeakBufferedRows) ++
+      when(banded)(TimeBands, ReplicatedRows, ForeignCombinations) ++
+      when(streaming)(RestoredStateRows) ++ when(streaming && anchored)(UndecidedAnchorRows) ++
+      when(streaming)(names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")): _*) ++
+      when(streaming && hashed)(names.indices.map(i => Declared(stateKeysMetric(i),
+        s"distinct keys of ${names(i)} in the state after the batch")): _*)
+  }
 
   /** The batch node's metrics map. */
-  def batchMetrics(sc: SparkContext, names: Seq[String]): Map[String, SQLMetric] =
-    ((OutputRows +: (common ++ batchOnly ++ inputRows(names))).map(m => m.key -> SQLMetrics.createMetric(sc, m.description))
-      :+ (JoinTime.key -> SQLMetrics.createNanoTimingMetric(sc, JoinTime.description))).toMap
+  def batchMetrics(sc: SparkContext, plan: MetricPlan): Map[String, SQLMetric] =
+    (declared(plan).map(m => m.key -> SQLMetrics.createMetric(sc, m.description)) :+
+      (JoinTime.key -> SQLMetrics.createNanoTimingMetric(sc, JoinTime.description))).toMap
 
   /**
    * The streaming node's own metrics, added by Spark's `StateStoreWriter` to its state
    * metrics (which hold numOutputRows, numRowsDroppedByWatermark, numUpdatedStateRows, ...).
    */
-  def streamingCustomMetrics(names: Seq[String], hashed: Boolean,
-      anchored: Boolean = false): Seq[StatefulOperatorCustomMetric] =
-    (common ++ Seq(RestoredStateRows) ++ (if (anchored) Seq(UndecidedAnchorRows) else Nil) ++ names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")) ++ inputRows(names) ++
-      (if (hashed) names.indices.map(i => Declared(stateKeysMetric(i),
-        s"distinct keys of ${names(i)} in the state after the batch")) else Nil))
-      .map(m => StatefulOperatorCustomSumMetric(m.key, m.description))
+  def streamingCustomMetrics(plan: MetricPlan): Seq[StatefulOperatorCustomMetric] =
+    declared(plan).map(m => StatefulOperatorCustomSumMetric(m.key, m.description))
 
   /** The metrics of a [[BandCellsExec]] (streaming W-join partitioned by band cells). */
   val CellInputRows = Declared("numInputRows", "input rows")
@@ -174,4 +203,21 @@ object WindowJoinMetrics {
 
   def cellMetrics(sc: SparkContext): Map[String, SQLMetric] =
     Seq(CellInputRows, CellCopies).map(m => m.key -> SQLMetrics.createMetric(sc, m.description)).toMap
+}
+
+/**
+ * Adds to `metrics(i)` what `read(i)` gained since the last call (one task's; see
+ * [[WindowJoinMetrics.publisher]]).
+ */
+final class Publisher(metrics: Array[SQLMetric], read: Array[() => Long]) {
+  private val last = new Array[Long](metrics.length)
+
+  def publish(): Unit = {
+    var i = 0
+    while (i < metrics.length) {
+      val v = read(i)()
+      if (v > last(i)) { metrics(i) += v - last(i); last(i) = v }
+      i += 1
+    }
+  }
 }

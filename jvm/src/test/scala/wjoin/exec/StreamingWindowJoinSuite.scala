@@ -128,6 +128,10 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
       val (a, b) = Rates.findFirstMatchIn(plan).map(m => (m.group(1).toDouble, m.group(2).toDouble))
         .getOrElse(fail(s"no observed statistics in the executed plan:\n$plan"))
       info(plan.linesIterator.find(_.contains("stats:")).getOrElse("").trim)
+      // Watermarks in the session time zone, not epoch milliseconds.
+      val zone = spark.conf.get("spark.sql.session.timeZone")
+      assert(s"watermarks=\\[late \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} ${java.util.regex.Pattern.quote(zone)}, ".r
+        .findFirstIn(plan).isDefined, plan)
       assert(a > 10 * b, plan)
       assert(!plan.contains("stats: assumed"), plan)
       h.flush()

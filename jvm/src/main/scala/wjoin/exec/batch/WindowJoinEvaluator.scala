@@ -59,9 +59,11 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
         new JoinOutput.BandCombinations(emit, b.upperOf(partitionIndex), engine.times, plan.forward))
     }
     val started = System.nanoTime()
-    val driver = new PartitionDriver(new EngineDrive(engine, merger, engine.feed, endSteps), output, rowsOut =>
-      metrics.publish(engine.stats, merger, output.foreign, banded = bands.isDefined,
-        nanos = System.nanoTime() - started, outputRows = Some(rowsOut)))
+    val publisher = metrics.publisher(engine.stats, merger, output, banded = bands.isDefined)
+    val driver = new PartitionDriver(new EngineDrive(engine, merger, engine.feed, endSteps), output, _ => {
+      publisher.publish()
+      metrics.joinTime.foreach(_ += System.nanoTime() - started)
+    }, () => publisher.publish())
     Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => driver.finish()))
     driver
   }

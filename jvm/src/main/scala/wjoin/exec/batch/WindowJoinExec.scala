@@ -81,7 +81,7 @@ case class WindowJoinExec(
    * Partitioned by event-time bands: no shared key, more than one band allowed, and no ROWS
    * window (a band does not see the rows before it, so it could not count them).
    */
-  def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted && !how.anchored && !singleTask
+  override def banded: Boolean = keys.isEmpty && timeBands > 1 && !windows.counted && !how.anchored && !singleTask
 
   override def requiredChildDistribution: Seq[Distribution] =
     if (singleTask) children.map(_ => AllTuples)
@@ -99,16 +99,13 @@ case class WindowJoinExec(
     else UnknownPartitioning(partitionings.head.numPartitions)
   }
 
-  override lazy val metrics: Map[String, SQLMetric] = WindowJoinMetrics.batchMetrics(sparkContext, inputNames)
-
-  override def simpleString(maxFields: Int): String =
-    s"WindowJoin $algorithmText, $joinDescription, partitioning=$partitioningText"
+  override lazy val metrics: Map[String, SQLMetric] = WindowJoinMetrics.batchMetrics(sparkContext, metricPlan)
 
   /**
    * EXPLAIN's partitioning: one task for small inputs, hash on the key, time bands (at most, and
    * their least width), or one partition; with the inputs' size against the setting.
    */
-  def partitioningText: String = inputSize match {
+  override def partitioningText: String = inputSize match {
     case Some(size) if size.small => s"single task (${size.describe})"
     case size => shuffledText + size.fold("")(s => s" (${s.describe})")
   }

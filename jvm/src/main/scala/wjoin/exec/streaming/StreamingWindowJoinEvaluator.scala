@@ -87,12 +87,15 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
     }
     val output = decisions.fold[JoinOutput](new JoinOutput.Combinations(p.emit))(
       d => new JoinOutput.Anchored(d, p.emit, p.codec.anchorWriter(how)))
-    val rows = new PartitionDriver(p.join.results(watermark, arrivals), output, rowsOut => {
+    // The drive starts the engine's micro-batch (its counters from 0) before the publisher reads them.
+    val drive = p.join.results(watermark, arrivals)
+    val publisher = metrics.publisher(p.join.engine.stats, merger, output)
+    val rows = new PartitionDriver(drive, output, _ => {
       state.save()
-      metrics.publish(p.join.engine.stats, merger, outputRows = Some(rowsOut))
+      publisher.publish()
       metrics.publishState(state, p.join.engine, p.codec.plan.hashed)
       decisions.foreach(d => metrics.numUndecidedAnchorRows.foreach(_ += state.live(0) - d.matchedInWindows))
-    })
+    }, () => publisher.publish())
     new Run(rows, p, cacheId)
   }
 

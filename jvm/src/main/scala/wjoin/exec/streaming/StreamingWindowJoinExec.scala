@@ -110,7 +110,9 @@ case class StreamingWindowJoinExec(
   override def shortName: String = "windowJoin"
 
   override protected def customStatefulOperatorMetrics: Seq[StatefulOperatorCustomMetric] =
-    WindowJoinMetrics.streamingCustomMetrics(inputNames, hashed, how.anchored)
+    WindowJoinMetrics.streamingCustomMetrics(metricPlan)
+
+  override def partitioningText: String = partitioning.describe(inputNames)
 
   /**
    * Spark calls this on the driver when it plans the first micro-batch of each query run,
@@ -149,12 +151,6 @@ case class StreamingWindowJoinExec(
 
   /** A no-data batch is worth running whenever the watermark moved: state can be evicted or swept. */
   override def shouldRunAnotherBatch(newInputWatermark: Long): Boolean = newInputWatermark > evictionWatermarkMs
-
-  override def simpleString(maxFields: Int): String =
-    s"StreamingWindowJoin $algorithmText ${if (enginePlan.forward) "ordered" else "eager"}, $joinDescription" +
-      s", partitioning=${partitioning.describe(inputNames)}" +
-      s", watermarks=[late ${lateWatermarkMs} ms, eviction ${evictionWatermarkMs} ms], " +
-      stateInfo.map(s => s"operator=${s.operatorId}, partitions=${s.numPartitions}").getOrElse("no state (not running)")
 
   /**
    * What an engine kept between micro-batches was built from: a kept engine serves a batch

@@ -114,13 +114,26 @@ object WindowJoinPlanner {
    * @param algorithm  the chosen algorithm (never auto)
    * @param access     access path per input, range predicates, probe orders, expiration interval
    * @param shed       with resource limits: each partition's budgets
+   * @param algorithmReason why the algorithm was chosen, for EXPLAIN ([[algorithmReason]])
    */
   final case class PlannedJoin(inputNames: Seq[String], windows: WindowSpec, algorithm: Algorithm,
-      access: PlannedAccess, shed: Option[ShedPlan] = None)
+      access: PlannedAccess, shed: Option[ShedPlan] = None, algorithmReason: String = "")
 
   /** What an exec node of `w` carries for `choice`. */
   def planned(w: WindowJoin, choice: JoinChoice): PlannedJoin =
-    PlannedJoin(w.inputNames, w.windows, choice.algorithm, choice.access, choice.shed)
+    PlannedJoin(w.inputNames, w.windows, choice.algorithm, choice.access, choice.shed,
+      algorithmReason(w, hasKey = choice.keys.nonEmpty))
+
+  /** Why [[algorithmOf]] gives what it gives, in the rule's words (EXPLAIN FORMATTED). */
+  def algorithmReason(w: WindowJoin, hasKey: Boolean): String = w.algorithm match {
+    case Some(a) => s"asked for (algorithm=${a.name})"
+    case None if w.isStreaming && w.windows.counted =>
+      "auto: a ROWS window counts rows in event-time order, which only the ordered mode (MW-join) does"
+    case None if w.isStreaming && w.limits.isDefined =>
+      "auto: under resource limits only the eager mode's state is bounded by the budget"
+    case None if hasKey => "auto: every input shares a hash key (an equality key, or streaming band cells): HW-join"
+    case None => "auto: no key shared by every input: MW-join"
+  }
 
   /** The algorithm of `w`: the one asked for, else the auto rule (see the object comment). */
   def algorithmOf(w: WindowJoin, hasKey: Boolean): Algorithm =
