@@ -103,7 +103,9 @@ lazy val jvmSettings = Seq(
     "-Djdk.reflect.useDirectMethodHandle=false",
     "-Dio.netty.tryReflectionSetAccessible=true"
   ),
-  Test / parallelExecution := false
+  Test / parallelExecution := false,
+  // Each test's duration in the log: where CI's time goes.
+  Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD")
 )
 
 // The Java classes of the Spark Connect message (proto/wjoin_connect.proto, the one source the

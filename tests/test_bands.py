@@ -57,7 +57,7 @@ def test_band_predicate_three_inputs_equals_builtin(spark, one_partition, algori
 
 
 def test_timestamps_uniform_window_and_burst(spark, one_partition):
-    a, b, c = (frame(spark, 70 + i, 200, 3000, burst=0.5, nulls=2, timestamps=True).alias(n)
+    a, b, c = (frame(spark, 70 + i, 120, 3000, burst=0.5, nulls=2, timestamps=True).alias(n)
                for i, n in enumerate("ABC"))
 
     def ours():

@@ -33,7 +33,7 @@ QUERIES = textwrap.dedent('''
     def batch_queries(spark, root):
         a, b, c = [spark.read.option("recursiveFileLookup", "true").parquet(f"{root}/{n}").alias(n) for n in "ABC"]
         out = {}
-        for alg in ["nlw", "hw", "mw"]:
+        for alg in ["hw", "mw"]:
             out[f"keyed {alg}"] = figures(a.wjoin(b, c, on="k", time="ts", window="1 second", algorithm=alg))
         out["band"] = figures(a.wjoin(b, on=F.abs(F.col("A.x") - F.col("B.x")) <= 2, time="ts",
                                       window="500 milliseconds"))

@@ -401,7 +401,7 @@ def check_scenario(spark, scenario):
 
 
 @given(scenario=scenarios())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 def test_matches_brute_force(spark, scenario):
     check_scenario(spark, scenario)
 

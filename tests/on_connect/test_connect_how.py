@@ -3,4 +3,6 @@ import test_how
 
 from .conftest import reuse
 
-CLASSIC_ONLY = reuse(test_how, globals())
+# The sweep of every window form against brute force and the streaming example are the server's
+# engine (run on classic); here every how, algorithm and window reaches the server and comes back.
+CLASSIC_ONLY = reuse(test_how, globals(), leave_out=("test_every_form_equals_brute_force", "test_never_completed_example"))

@@ -163,7 +163,7 @@ trait RangeIndexBehaviours extends ScalaCheckPropertyChecks { this: AnyFunSuite 
 
     test(s"$name: ascending, descending and alternating keys (rotations on every path)") {
       for (nodeSize <- Seq(2, 3, 4, 7, 100)) {
-        val n = 1500
+        val n = 900
         val orders = Seq[Int => Long](i => i.toLong, i => (n - i).toLong, i => if (i % 2 == 0) i.toLong else (-i).toLong,
           i => if (i % 2 == 0) Long.MinValue + i else Long.MaxValue - i)
         for (order <- orders) {
@@ -184,11 +184,11 @@ trait RangeIndexBehaviours extends ScalaCheckPropertyChecks { this: AnyFunSuite 
       }
     }
 
-    test(s"$name: sliding window of 5000 rows, random keys, node sizes 2..100") {
+    test(s"$name: sliding window of 5000 rows (8000 arrivals), random keys, node sizes 2..100") {
       for ((nodeSize, seed) <- Seq(2, 3, 5, 16, 64, 100).zipWithIndex) {
         val rnd = new scala.util.Random(seed)
-        val keys = Array.fill(20000)(rnd.nextInt(3000).toLong)
-        slidingWindow(make(nodeSize), rows = 20000, window = 5000, i => keys(i.toInt), seed, checkEvery = 997)
+        val keys = Array.fill(8000)(rnd.nextInt(3000).toLong)
+        slidingWindow(make(nodeSize), rows = 8000, window = 5000, i => keys(i.toInt), seed, checkEvery = 997)
       }
     }
 
