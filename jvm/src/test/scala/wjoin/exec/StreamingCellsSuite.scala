@@ -65,7 +65,10 @@ class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
       } finally h.stop()
     }
 
-  for ((providerName, provider) <- providers; n <- 2 to 3; algorithm <- Seq("auto", "mw", "nlw")) {
+  // On the second provider, one plan per state mode (auto: eager; mw: ordered): the store holds
+  // what the mode writes, whatever algorithm produced it.
+  for ((providerName, provider) <- providers; n <- 2 to 3;
+       algorithm <- if (provider == providers.head._2) Seq("auto", "mw", "nlw") else Seq("auto", "mw")) {
     test(s"$n-way $algorithm on $providerName, integral band: random micro-batches at 1, 2 and 5 partitions = batch") {
       for (partitions <- Seq(1, 2, 5)) {
         val plan = run(n, partitions, build(n, chain("x", 4, 8), algorithm), seed = 31 * n + algorithm.length + partitions,
