@@ -24,10 +24,17 @@ def _extension_set(conf) -> bool:
     return EXTENSION in [e.strip() for e in (conf.get("spark.sql.extensions", "") or "").split(",")]
 
 
-def _jar_loaded(jvm) -> bool:
-    """The JVM has the jar's facade class (py4j answers a JavaPackage for a class it cannot find)."""
+def _facade_class(jvm):
+    """The JVM's ``wjoin.WJoin`` class, or None without the jar (py4j answers a JavaPackage for a
+    class it cannot find). One lookup: each is a call into the JVM."""
     from py4j.java_gateway import JavaClass
-    return isinstance(jvm.wjoin.WJoin, JavaClass)
+    found = jvm.wjoin.WJoin
+    return found if isinstance(found, JavaClass) else None
+
+
+def _jar_loaded(jvm) -> bool:
+    """The JVM has the jar's facade class."""
+    return _facade_class(jvm) is not None
 
 
 def _where_the_jar_is() -> dict:
@@ -43,9 +50,10 @@ def _where_the_jar_is() -> dict:
 def facade(spark):
     """The JVM's ``wjoin.WJoin`` of a classic session; WJOIN_JAR_NOT_LOADED when the JVM lacks the jar."""
     from ._errors import error
-    if not _jar_loaded(spark._jvm):
+    found = _facade_class(spark._jvm)
+    if found is None:
         raise error("WJOIN_JAR_NOT_LOADED", **_where_the_jar_is())
-    return spark._jvm.wjoin.WJoin
+    return found
 
 
 def register(spark):
