@@ -45,10 +45,15 @@ object Algorithm extends NamedValues[Algorithm] {
  * Attributes are numbered per input (see [[RangeValues]]); the predicate itself stays in the
  * residual, so a binding only has to be a superset of the matches, never exact.
  *
- * @param real the band's offsets in the attributes' own (real) units; None: integral keys
+ * A NaN is the largest double, yet a conjunct with a difference on its accepting side holds
+ * for a NaN target below its range's upper bound (`B.x - A.x >= 1` with A.x = NaN): such a
+ * binding says so (`nanMatches`), and a probe whose every binding says so reaches NaN too.
+ *
+ * @param real       the band's offsets in the attributes' own (real) units; None: integral keys
+ * @param nanMatches the conjunct holds for a NaN target whatever the (non-NaN) source's value
  */
 final case class RangeBinding(target: Int, targetAttr: Int, source: Int, sourceAttr: Int, lowOffset: Long,
-    highOffset: Long, real: Option[RealBand] = None) {
+    highOffset: Long, real: Option[RealBand] = None, nanMatches: Boolean = false) {
   assert(target != source, s"a range binding relates two inputs, got input $target twice")
   assert(lowOffset <= highOffset, s"range binding offsets [$lowOffset, $highOffset] are empty")
 

@@ -173,6 +173,7 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   private def openCursor(d: Int, j: Int): Unit = {
     var rlo = Long.MinValue
     var rhi = Long.MaxValue
+    var nan = true // every applied conjunct holds for a NaN target
     val bs = plan.bindingsOf(j)
     var k = 0
     while (k < bs.length) {
@@ -181,9 +182,11 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
         val x = ranges.value(b.source, b.sourceAttr, tuple(b.source))
         rlo = math.max(rlo, b.low(x))
         rhi = math.min(rhi, b.high(x))
+        nan &&= b.nanMatches
       }
       k += 1
     }
+    if (nan) rhi = Long.MaxValue // NaN is the greatest key
     val w = windows(j).asInstanceOf[IndexedWindow]
     stats.comparisons += 32 - Integer.numberOfLeadingZeros(w.size)
     cursors(d) = w.probe(rlo, rhi)

@@ -48,8 +48,10 @@ object RealKeys {
  * overflows) leaves that side unbounded: `x >= y + c` with y = NaN accepts x = NaN, and
  * `x <= y + c` with y = NaN every x. A NULL source (key [[RealKeys.Null]]) gives an empty
  * range: a comparison with NULL is never true. Target values that are NaN or infinite fall
- * outside every finite range, which is exact for the recognised forms (`abs(NaN - v) <= c` is
- * false, `NaN <= v + c` is false; `NaN >= v + c` is true and its range has no upper bound).
+ * outside every finite range, which is exact for most recognised forms (`abs(NaN - v) <= c`
+ * is false, `NaN <= v + c` is false; `NaN >= v + c` is true and its range has no upper bound);
+ * where a difference sits on the accepting side (`v - NaN >= c` is true, yet the target's
+ * range is bounded above) the binding's `nanMatches` makes the probe reach NaN.
  *
  * @param low      lower offset (-Infinity: unbounded)
  * @param high     upper offset (+Infinity: unbounded)

@@ -31,7 +31,8 @@ import wjoin.core.{RangeBinding, RealBand}
  *
  * Each gives two [[RangeBinding]]s (search A's index from B's row and B's from A's). The
  * conjunct itself stays in the residual: the index only narrows the candidates, so results
- * are exact whatever the arithmetic does at the edges (NULL, NaN, infinities, rounding; Spark's
+ * are exact whatever the arithmetic does at the edges (NULL, NaN, infinities, rounding; a NaN
+ * target that satisfies its conjunct outside the range is flagged on the binding; Spark's
  * overflow of `A.x - B.x` raises an error in ANSI mode; in legacy mode integral arithmetic
  * wraps, and a wrapped difference is outside the index's range).
  *
@@ -143,14 +144,20 @@ object RangePredicates extends PredicateHelper {
    * None when the conjunct is not of a recognised shape.
    */
   private final case class Shape(a: Expression, b: Expression, lo: Option[BigDecimal], hi: Option[BigDecimal],
-      strictLo: Boolean, strictHi: Boolean)
+      strictLo: Boolean, strictHi: Boolean, nanA: Boolean = false, nanB: Boolean = false)
 
   private def shape(c: Expression): Option[Shape] = {
+    // A NaN makes its side of a comparison NaN, the largest value: `l >= r` holds when l is NaN
+    // and r is not. So a column inside the accepting side (l of >, >=; r of <, <=) matches when
+    // it is NaN, even where its range is bounded above (`B.x - A.x >= 1`: A.x <= B.x - 1, yet
+    // A.x = NaN matches).
     def compare(l: Expression, r: Expression, less: Boolean, greater: Boolean, strict: Boolean): Option[Shape] =
       for (d <- (for (x <- linear(l); y <- linear(r)) yield x + y.negate) if d.twoColumns) yield {
         val bound = -d.k // a - b (op) -k
+        val accepting = if (less == greater) None else Some(if (greater) l else r)
+        def nan(column: Expression) = accepting.exists(side => column.references.subsetOf(side.references))
         Shape(d.plus.head, d.minus.head, if (greater) Some(bound) else None, if (less) Some(bound) else None,
-          strict, strict)
+          strict, strict, nan(d.plus.head), nan(d.minus.head))
       }
     def abs(x: Expression, d: BigDecimal, strict: Boolean): Option[Shape] =
       absOf(x).filter(_ => d > 0 || (d == 0 && !strict)).map(l =>
@@ -192,7 +199,8 @@ object RangePredicates extends PredicateHelper {
   }
 
   /** A conjunct as (column a, column b, forward offsets, real band) in a's and b's keys. */
-  private final case class Band(a: Expression, b: Expression, lo: Long, hi: Long, real: Option[RealBand])
+  private final case class Band(a: Expression, b: Expression, lo: Long, hi: Long, real: Option[RealBand],
+      nanA: Boolean = false, nanB: Boolean = false)
 
   private def band(c: Expression): Option[Band] = shape(c).flatMap { s =>
     val nodes = c.collect { case e => e.dataType }
@@ -219,7 +227,8 @@ object RangePredicates extends PredicateHelper {
         val absolute = if (scales.isEmpty) 0.0 else math.pow(10, -math.min(6, scales.min))
         val relative = if (nodes.contains(FloatType)) math.pow(2, -20) else math.pow(2, -48)
         if (lo <= hi) Some(Band(key(s.a), key(s.b), if (lo.isInfinite) Long.MinValue else 0L,
-          if (hi.isInfinite) Long.MaxValue else 0L, Some(RealBand(lo, hi, constants, relative, absolute))))
+          if (hi.isInfinite) Long.MaxValue else 0L, Some(RealBand(lo, hi, constants, relative, absolute)),
+          s.nanA, s.nanB))
         else None
       case None => None
     }
@@ -252,9 +261,9 @@ object RangePredicates extends PredicateHelper {
       j <- JoinConditionAnalysis.inputOf(bd.b, inputs).toSeq if i != j
     } yield {
       val (ai, bj) = (attrIndex(i, bd.a), attrIndex(j, bd.b))
-      val forward = RangeBinding(i, ai, j, bj, bd.lo, bd.hi, bd.real) // a in [b + lo, b + hi]
+      val forward = RangeBinding(i, ai, j, bj, bd.lo, bd.hi, bd.real, bd.nanA) // a in [b + lo, b + hi]
       val backward = RangeBinding(j, bj, i, ai, if (bd.hi == Long.MaxValue) Long.MinValue else -bd.hi,
-        if (bd.lo == Long.MinValue) Long.MaxValue else -bd.lo, bd.real.map(_.mirror)) // b in [a - hi, a - lo]
+        if (bd.lo == Long.MinValue) Long.MaxValue else -bd.lo, bd.real.map(_.mirror), bd.nanB) // b in [a - hi, a - lo]
       (original, Seq(forward, backward))
     }
     RangePredicates(attrs.toSeq, found.flatMap(_._2), found.map(_._1))

@@ -24,6 +24,7 @@ object BandKinds {
   private val numericForms = Seq(
     "abs(A.x - B.x) <= 2", "abs(A.x - B.x) < 2.5", "1.5 >= abs(B.x - A.x)", "A.x BETWEEN B.x - 2 AND B.x + 1",
     "B.x - 2 <= A.x AND A.x <= B.x + 2", "A.x < B.x + 1", "B.x + 0.5 > A.x", "A.x - B.x <= 1", "A.x >= B.x - 3",
+    "A.x - B.x >= -1", "-1 < B.x - A.x",
     "A.x = B.x", "abs(A.x - B.x) <= CAST(2 AS TINYINT)", "abs(A.x - B.x) <= 1 + 1", "abs(A.x - B.x) <= 2.0D")
 
   private def integral(name: String, dt: DataType, extremes: Seq[Any], of: Long => Any): BandKind =
