@@ -2,7 +2,8 @@
 that fixes it: no jar in the JVM (WJOIN_JAR_NOT_LOADED), the jar but no extension
 (WJOIN_EXTENSION_NOT_SET, then ``wjoin.register(spark)`` makes the DataFrame API work and give
 the extension's answer), ``configure`` on a builder whose ``getOrCreate()`` returns such a
-running session (a warning), and a Spark Connect server without the plugin
+running session (a warning), SQL's window clause on a session without the extension
+(WJOIN_SQL_NEEDS_EXTENSION), and a Spark Connect server without the plugin
 (WJOIN_CONNECT_PLUGIN_MISSING). Each classic case needs its own JVM: a short script in a
 subprocess.
 """
@@ -60,9 +61,12 @@ SCRIPT = textwrap.dedent('''
     seen["same_session"] = again is spark
     seen["warnings"] = [str(w.message) for w in caught]
     seen["register"] = failure(lambda: wjoin.register(spark) and wjoin.register(spark))
-    # SQL's window clause needs the extension's parser: Spark's own parser stops at it (as the guide says).
+    # SQL's window clause needs the extension's parser: the error names the setting; other parse
+    # errors and Spark's named windows stay Spark's.
     a.createOrReplaceTempView("a_events")
     seen["sql"] = failure(lambda: spark.sql("SELECT * FROM a_events A, a_events B WINDOW(A,B) = 5 USING TIME ts"))
+    seen["sql_other"] = failure(lambda: spark.sql("SELEC k FROM a_events"))
+    seen["named_window"] = spark.sql("SELECT k, count(*) OVER w AS n FROM a_events WINDOW w AS (PARTITION BY k)").count()
     if sys.argv[1] == "jar":
         # What the extension's analyzer rule checks, checked without it.
         seen["hw_without_key"] = failure(lambda: a.wjoin(b, time="ts", window=6, algorithm="hw"))
@@ -99,7 +103,9 @@ def test_without_the_jar_the_call_says_to_restart_with_configure():
     assert "already running" in warning and "restart the Python process" in warning
     assert seen["register"][0] == "WJOIN_JAR_NOT_LOADED"
     condition, message = seen["sql"]
-    assert condition == "PARSE_SYNTAX_ERROR" and "Syntax error at or near 'WINDOW'" in message, message
+    assert condition == "WJOIN_SQL_NEEDS_EXTENSION" and "spark.sql.extensions=wjoin.WJoinExtensions" in message
+    assert "(WINDOW(" in message and "wjoin.configure(SparkSession.builder)" in message, message
+    assert seen["sql_other"][0] == "PARSE_SYNTAX_ERROR" and seen["named_window"] == 4
 
 
 def test_with_the_jar_register_enables_the_dataframe_api(spark):
@@ -112,6 +118,8 @@ def test_with_the_jar_register_enables_the_dataframe_api(spark):
     warning, = seen["warnings"]
     assert "wjoin.register(spark)" in warning
     assert seen["register"] is None
+    # register enables the DataFrame API only: SQL still names the setting
+    assert seen["sql"][0] == "WJOIN_SQL_NEEDS_EXTENSION" and "wjoin.register(spark) enables only" in seen["sql"][1]
     assert seen["hw_without_key"][0] == "WJOIN_HW_NEEDS_KEY"
     # The same answer as on the shared session, which has the extension; the same operator too.
     namespace = {"spark": spark}
@@ -135,17 +143,25 @@ CONNECT_CLIENT = textwrap.dedent('''
 
     spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
     a = spark.createDataFrame([(1, 10)], "k int, ts bigint")
+    seen = []
     try:
         a.wjoin(a.alias("B"), on="k", time="ts", window=5)
     except wjoin.WJoinAnalysisException as e:
-        print("SEEN " + json.dumps([e.getCondition(), str(e), e.__cause__ is None and e.__suppress_context__]))
+        seen += [e.getCondition(), str(e), e.__cause__ is None and e.__suppress_context__]
+    a.createOrReplaceTempView("a_events")
+    try:
+        spark.sql("SELECT * FROM a_events A, a_events B DWINDOW(A,B) = [0, 5] USING TIME ts").collect()
+    except wjoin.WJoinAnalysisException as e:
+        seen += [e.getCondition(), str(e)]
+    print("SEEN " + json.dumps(seen))
 ''')
 
 
 def test_a_connect_server_without_the_plugin_names_server_settings():
     with ConnectServer(with_wjoin=False) as server:
         seen = seen_in_new_process(server.url, CONNECT_CLIENT)
-    condition, message, without_cause = seen
+    condition, message, without_cause, sql_condition, sql_message = seen
     assert condition == "WJOIN_CONNECT_PLUGIN_MISSING", seen
     assert "wjoin.server_settings()" in message and wjoin.CONNECT_PLUGIN in message
     assert "JVM stacktrace" not in message and without_cause
+    assert sql_condition == "WJOIN_SQL_NEEDS_EXTENSION" and "wjoin.server_settings()" in sql_message

@@ -16,6 +16,7 @@ from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, OU
                    artifact_name, configure, jar_path, maven_coordinates, server_settings, wjoin)
 from ._errors import WJoinAnalysisException
 from ._session import register
+from ._sql import install as _install_sql_guard
 from ._version import __version__, maven_group, spark_builds
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
@@ -31,3 +32,5 @@ def _dataframe_wjoin(self, *others, **options):
 
 
 _DataFrame.wjoin = _dataframe_wjoin
+# SQL's window clause on a session without the extension: an error that names the setting.
+_install_sql_guard()

@@ -1,0 +1,73 @@
+"""SQL's window clause on a session started without the extension.
+
+The clause (``WINDOW(A,B) = 5``, ``DWINDOW(...)``, ``USING TIME ts``) exists only in the
+extension's parser, which Spark builds when the session starts: a session without it stops in
+Spark's own parser, ``PARSE_SYNTAX_ERROR at or near ...``, a riddle for a W-join query. After
+``import wjoin``, ``spark.sql`` (classic and Spark Connect) turns exactly that case into
+WJOIN_SQL_NEEDS_EXTENSION, which names the setting: a parse error, of a query with the clause, on a
+session whose ``spark.sql.extensions`` lacks the W-join's. Every other outcome is Spark's own, and
+the original error stays attached as the cause.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from ._session import EXTENSION, _extension_set
+
+# The clause's openings, as the extension's grammar reads them (Spark's named windows read
+# `WINDOW w AS (...)`, which no alternative here matches).
+_CLAUSE = re.compile(r"\b(?:D?WINDOW\s*(?:\(|=)|USING\s+TIME\b)", re.IGNORECASE)
+
+
+def _clause_of(query) -> str | None:
+    """The W-join clause's opening in ``query``, or None."""
+    found = _CLAUSE.search(query) if isinstance(query, str) else None
+    return found.group(0) if found else None
+
+
+def _is_parse_error(error: Exception) -> bool:
+    condition = getattr(error, "getCondition", None)
+    try:
+        return callable(condition) and (condition() or "").startswith("PARSE_SYNTAX_ERROR")
+    except Exception:  # an error object without a condition
+        return False
+
+
+def _session_has_extension(spark) -> bool:
+    try:
+        return _extension_set(spark.conf)
+    except Exception:  # a session that cannot answer: leave Spark's error as it is
+        return True
+
+
+def _guard(cls) -> None:
+    """Wraps ``cls.sql`` once (a module may be imported again)."""
+    original = cls.sql
+    if getattr(original, "_wjoin_guard", False):
+        return
+
+    @functools.wraps(original)
+    def sql(self, sqlQuery, *args, **kwargs):
+        try:
+            return original(self, sqlQuery, *args, **kwargs)
+        except Exception as e:
+            clause = _clause_of(sqlQuery)
+            if clause is None or not _is_parse_error(e) or _session_has_extension(self):
+                raise
+            from ._errors import error
+            raise error("WJOIN_SQL_NEEDS_EXTENSION", clause=clause.strip(), extension=EXTENSION) from e
+
+    sql._wjoin_guard = True
+    cls.sql = sql
+
+
+def install() -> None:
+    """Guards ``SparkSession.sql`` of classic PySpark and, where installed, of Spark Connect."""
+    from pyspark.sql import SparkSession
+    _guard(SparkSession)
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+    except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an extra
+        return
+    _guard(ConnectSession)
