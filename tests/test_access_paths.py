@@ -2,6 +2,7 @@
 expiration interval, EXPLAIN, and the errors raised before py4j / before any job runs."""
 import itertools
 import random
+import re
 
 import pytest
 from pyspark.sql import functions as F
@@ -54,12 +55,15 @@ def test_inequality_band_with_text_spec_and_lazy_expiration(inputs):
 def test_explain_shows_paths_orders_and_costs(inputs):
     a, b = inputs
     df = wjoin.wjoin({"A": a, "B": b}, on=["k", F.col("A.x") < F.col("B.x")], time="t", window=6,
-                     access_paths={"B": "ttree"}, expiration_interval=4)
+                     access_paths={"A": "hash", "B": "ttree"}, expiration_interval=4)
     plan = executed_plan(df)
     assert "access paths=[A=hash, B=ttree(B.x)]" in plan
     assert "expiration=every 4" in plan
     assert "probe order=[A: B; B: A]" in plan
     assert "runner-up=" in plan and "cost=" in plan
+    # Key and band, paths chosen: each input's key bucket is ordered by x (never the band over a whole bucket).
+    auto = executed_plan(wjoin.wjoin({"A": a, "B": b}, on=["k", F.col("A.x") < F.col("B.x")], time="t", window=6))
+    assert re.search(r"access paths=\[A=hash\+(ttree|bplustree)\(A\.x\), B=hash\+(ttree|bplustree)\(B\.x\)\]", auto), auto
 
 
 def test_access_path_and_expiration_errors(inputs):

@@ -91,7 +91,7 @@ def test_documented_arguments_are_the_api():
     ("access_paths", wjoin.ACCESS_PATHS), ("how", wjoin.HOWS), ("output_names", wjoin.OUTPUT_NAMES)])
 def test_documented_choices_are_the_jvms(spark, argument, constant):
     accepts = argument_rows()[argument]
-    quoted = re.findall(r'`"(\w+)"`', accepts) if argument != "access_paths" else re.findall(r"`(\w+)`", accepts)
+    quoted = re.findall(r'`"(\w+)"`', accepts) if argument != "access_paths" else re.findall(r"`([\w+]+)`", accepts)
     jvm = tuple(spark._jvm.wjoin.WJoin.choices(argument))
     assert tuple(dict.fromkeys(quoted)) == jvm == constant
 

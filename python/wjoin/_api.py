@@ -21,7 +21,7 @@ from ._windows import length_text, terms_text
 # The accepted names (the JVM validates them; wjoin.WJoin.choices lists its own).
 ALGORITHMS = ("auto", "nlw", "hw", "mw")
 WINDOW_STRATEGIES = ("auto", "exact", "gca", "lca")
-ACCESS_PATHS = ("scan", "hash", "ttree", "bplustree")
+ACCESS_PATHS = ("scan", "hash", "ttree", "bplustree", "hash+ttree", "hash+bplustree")
 HOWS = ("inner", "left", "left_semi", "left_anti")
 OUTPUT_NAMES = ("join", "prefixed")
 

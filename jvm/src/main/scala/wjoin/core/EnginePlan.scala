@@ -106,8 +106,10 @@ object RangeValues {
  *  - `Scan`: every probe looks at the whole window (NLW-join, nested loops);
  *  - `Hash`: per-key buckets; only where rows carry the shared equality key (`keyed`);
  *  - `TTree` / `BPlusTree`: an ordered index on one range attribute, probed with the range a
- *    [[RangeBinding]] gives from a row bound earlier in the probe order.
- * A key equality is guaranteed by buckets only when every input is hashed (`allHashed`);
+ *    [[RangeBinding]] gives from a row bound earlier in the probe order;
+ *  - `HashTTree` / `HashBPlusTree`: per-key buckets, each such an index: the probe's key
+ *    picks the bucket, the range searches it (`keyed` only).
+ * A key equality is guaranteed by buckets only when every input is bucketed by it (`allHashed`);
  * otherwise the caller keeps it in the filter. NLW-join scans every window.
  *
  * Probe order: per origin, the given `orders` (a cost-based choice, see
@@ -190,14 +192,14 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
   val accessPath: Array[AccessPath] =
     if (paths == null) Array.fill(n)(if (hashed) AccessPath.Hash else AccessPath.Scan) else paths.toArray
   assert(accessPath.length == n, s"${accessPath.length} access paths for $n inputs")
-  assert(accessPath.forall(_ != AccessPath.Hash) || hashed,
+  assert(accessPath.forall(!_.bucketsByKey) || hashed,
     s"a hash access path needs the equality key shared by all inputs; inputs ${hashInputs.mkString(", ")} are hash")
   assert(algorithm != Algorithm.NLW || accessPath.forall(_ == AccessPath.Scan),
     "NLW-join scans every window (nested loops); use hw, mw or auto for other access paths")
-  /** Every window is hash buckets on the key: the key equality needs no test. */
-  val allHashed: Boolean = hashed && accessPath.forall(_ == AccessPath.Hash)
-  /** The input's window is an ordered index on a range attribute. */
-  val indexed: Array[Boolean] = accessPath.map(p => p == AccessPath.TTree || p == AccessPath.BPlusTree)
+  /** Every window is bucketed by the key (hash, or hash + tree): the key equality needs no test. */
+  val allHashed: Boolean = hashed && accessPath.forall(_.bucketsByKey)
+  /** The input's window is an ordered index on a range attribute (in the key's bucket for a keyed one). */
+  val indexed: Array[Boolean] = accessPath.map(_.indexed)
   bindings.foreach(b => assert(b.target < n && b.source < n, s"range binding $b names an input outside 0..${n - 1}"))
   /** The attribute an indexed input's tree is built on: the first binding's target attribute. */
   val indexAttr: Array[Int] = Array.tabulate(n) { j =>
@@ -208,7 +210,7 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
   val bindingsOf: Array[Array[RangeBinding]] =
     Array.tabulate(n)(j => if (indexed(j)) bindings.filter(b => b.target == j && b.targetAttr == indexAttr(j)).toArray else Array.empty)
 
-  private def hashInputs = accessPath.indices.filter(accessPath(_) == AccessPath.Hash)
+  private def hashInputs = accessPath.indices.filter(accessPath(_).bucketsByKey)
 
   /**
    * Per origin: the given order, else the other inputs narrowest period first (the most

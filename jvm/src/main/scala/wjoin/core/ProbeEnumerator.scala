@@ -1,7 +1,7 @@
 package wjoin.core
 
 import wjoin.core.index.{RangeCursor, RangeWindow}
-import wjoin.core.window.{IndexedWindow, InputWindow, TimeSortedBuffer}
+import wjoin.core.window.{InputWindow, RangeProbedWindow, TimeSortedBuffer}
 
 /**
  * The enumeration shared by backward and forward evaluation: from one origin row, a
@@ -30,8 +30,9 @@ import wjoin.core.window.{IndexedWindow, InputWindow, TimeSortedBuffer}
  *    the origin bounds (`plan.fixedSlice`) are searched once per origin.
  *  - scan / hash window, not `sliced` (backward): from the start (or from lowerBound(lo) with
  *    `seek`), each row tested against the period (IsIn), stopping past its end.
- *  - indexed window (T-tree, B+tree): a cursor over the intersection of the ranges of the
- *    [[RangeBinding]]s whose source is bound; both period bounds are tested on each candidate.
+ *  - indexed window (T-tree, B+tree, or their keyed forms: the origin's key picks the bucket
+ *    first): a cursor over the intersection of the ranges of the [[RangeBinding]]s whose
+ *    source is bound; both period bounds are tested on each candidate.
  * After its period, a candidate passes the count windows (if any), the filter where
  * `filter.activeAt(o, d)`, then the later periods' narrowing, or at the last depth the
  * [[Refinement]]. Nothing is evicted here; the evaluations own eviction.
@@ -82,6 +83,8 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   private var narrowing: Array[Boolean] = _
   private var origin = -1
   private var depth = -1
+  /** The origin's key: keyed windows are probed in its bucket (every input shares the key). */
+  private var originKey: AnyRef = _
 
   /** An enumeration is open (its origin was started and has not run out). */
   def active: Boolean = origin >= 0
@@ -99,6 +102,7 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   /** Sets up origin o; false when some input has nothing in its period. */
   private def open(o: Int, t: Long, key: AnyRef, row: AnyRef): Boolean = {
     origin = o
+    originKey = key
     order = plan.probeOrder(o)
     narrowing = plan.refine(o)
     fixed = plan.fixedSlice(o)
@@ -108,7 +112,7 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
     while (j < n) {
       if (j != o) {
         if (indexed(j)) {
-          if (windows(j).size == 0) return false
+          if (!windows(j).asInstanceOf[RangeProbedWindow].holds(key)) return false
         } else {
           val s = windows(j).candidates(key)
           if (s == null || s.isEmpty) return false
@@ -187,9 +191,9 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
       k += 1
     }
     if (nan) rhi = Long.MaxValue // NaN is the greatest key
-    val w = windows(j).asInstanceOf[IndexedWindow]
+    val w = windows(j).asInstanceOf[RangeProbedWindow]
     stats.comparisons += 32 - Integer.numberOfLeadingZeros(w.size)
-    cursors(d) = w.probe(rlo, rhi)
+    cursors(d) = w.probe(originKey, rlo, rhi)
   }
 
   /** Is input i's member bound before depth d of the current origin's order? */
@@ -222,6 +226,7 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   /** Indexed depth d: the next candidate of the cursor inside the period; false when none. */
   private def advanceCursor(d: Int, j: Int): Boolean = {
     val cursor = cursors(d)
+    if (cursor == null) return false
     val base = d * n
     while (cursor.next()) {
       val entry = cursor.value

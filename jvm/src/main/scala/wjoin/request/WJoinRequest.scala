@@ -61,7 +61,7 @@ object WJoinRequest {
   def choices(argument: String): Seq[String] = argument match {
     case "algorithm" => "auto" +: Algorithm.all.map(_.name)
     case "window_strategy" => WindowStrategy.all.map(_.name)
-    case "access_paths" => wjoin.core.cost.AccessPath.all.map(_.name)
+    case "access_paths" => wjoin.core.cost.AccessPath.choices.map(_.name)
     case "how" => JoinHow.all.map(_.name)
     case "output_names" => OutputNames.all.map(_.name)
     case other => throw new AssertionError(s"no choices for '$other'")

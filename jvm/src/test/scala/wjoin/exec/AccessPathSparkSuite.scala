@@ -93,6 +93,33 @@ class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     assert(sorted(keyed(oa, ob, "auto")) == sorted(keyed(oa, ob, "A:hash, B:hash")))
   }
 
+  test("same key AND a double band over three inputs: the keyed range path is chosen and gives Spark's join") {
+    // Few key values (the same site, a reading within 0.5), NaN, -0.0 and 0.0 among the readings.
+    def readings(seed: Int) = {
+      val rnd = new scala.util.Random(seed)
+      val special = Seq(Double.NaN, -0.0, 0.0)
+      Seq.fill(150)((rnd.nextInt(3), rnd.nextInt(200).toLong,
+        if (rnd.nextInt(10) == 0) special(rnd.nextInt(3)) else rnd.nextInt(100) / 10.0)).toDF("k", "t", "x")
+    }
+    val (a, b, c) = (readings(21), readings(22), readings(23))
+    a.createOrReplaceTempView("ka"); b.createOrReplaceTempView("kb"); c.createOrReplaceTempView("kc")
+    val expected = sorted(spark.sql("SELECT a.k, a.t, a.x, b.t, b.x, c.t, c.x FROM ka a, kb b, kc c WHERE a.k = b.k AND b.k = c.k AND " +
+      "abs(a.x - b.x) < 0.5 AND abs(b.x - c.x) < 0.5 AND abs(a.t - b.t) <= 40 AND abs(b.t - c.t) <= 40 AND abs(a.t - c.t) <= 40"))
+    assert(expected.size > 20, expected.size) // NaN never matches abs(NaN - x) < 0.5; -0.0 matches 0.0
+    def join(algorithm: String, paths: String) = WJoin("A" -> a, "B" -> b, "C" -> c).on("k")
+      .on(abs(col("A.x") - col("B.x")) < 0.5 && abs(col("B.x") - col("C.x")) < 0.5).time("t").window("40")
+      .algorithm(algorithm).accessPaths(paths).toDF
+    val auto = join("auto", "auto")
+    val plan = execOf(auto).enginePlan
+    assert(plan.accessPath.forall(_.bucketsByKey) && plan.accessPath.forall(_.indexed) && plan.allHashed,
+      plan.describePaths(Seq("A", "B", "C")))
+    assert(auto.queryExecution.explainString(SimpleMode).matches("(?s).*access paths=\\[A=hash\\+(ttree|bplustree)\\(A.x\\), .*"))
+    assert(sorted(auto) == expected)
+    for (algorithm <- Seq("hw", "mw")) {
+      assert(sorted(join(algorithm, "A:hash+ttree, B:hash+bplustree, C:hash")) == expected, algorithm)
+    }
+  }
+
   test("MW-join is costed as forward evaluation: a skewed band keeps the fast input out of a scan") {
     // Kang et al.'s band workload at p = 0.95 (docs/design/access-paths.md): a slow B row of the
     // MW-join probes the A rows of B's whole 10,000-unit window.
@@ -109,7 +136,7 @@ class AccessPathSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
   test("EXPLAIN shows access paths, probe orders, the chosen and runner-up costs; cost mode too") {
     val (a, b, c) = (stream(8, 100, 2, 100, 50), stream(9, 100, 2, 100, 50), stream(10, 100, 2, 100, 50))
     val df = WJoin("A" -> a, "B" -> b, "C" -> c).on("k").on(col("A.x") < col("B.x"))
-      .time("t").window("10").accessPaths("B:ttree").expirationInterval("3").toDF
+      .time("t").window("10").accessPaths("A:hash, B:ttree").expirationInterval("3").toDF
     val text = df.queryExecution.explainString(SimpleMode)
     assert(text.contains("access paths=[A=hash, B=ttree(B.x), C=hash]"), text)
     assert(text.contains("expiration=every 3"), text)

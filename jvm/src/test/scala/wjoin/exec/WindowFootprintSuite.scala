@@ -6,7 +6,8 @@ import org.apache.spark.sql.types.{DataType, DoubleType, LongType, TimestampType
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.index.RangeWindow
-import wjoin.core.window.{HashWindow, IndexedWindow, InputWindow, ScanWindow, WindowAccount, WindowMemory}
+import wjoin.core.cost.AccessPath
+import wjoin.core.window.{HashWindow, IndexedWindow, InputWindow, KeyedRangeWindow, ScanWindow, WindowAccount, WindowMemory}
 
 /**
  * What the windows' account charges ([[TaskWindowMemory.RowSizes]] for the codec's rows, plus
@@ -35,11 +36,13 @@ class WindowFootprintSuite extends AnyFunSuite {
       case "hash" => new HashWindow(account)
       case "ttree" => new IndexedWindow(RangeWindow.tTree(100, account), rangeOf, keyed, account)
       case "bplustree" => new IndexedWindow(RangeWindow.bPlusTree(100, account), rangeOf, keyed, account)
+      case "hash+bplustree" => KeyedRangeWindow(tTree = false, AccessPath.KeyedNodeSize, rangeOf, account)
     }
   }
 
   private val cases = Seq(("scan", false, 1), ("ttree", false, 1), ("bplustree", false, 1),
-    ("hash", true, 1000), ("hash", true, Int.MaxValue), ("scan", true, 1000), ("ttree", true, 1000))
+    ("hash", true, 1000), ("hash", true, Int.MaxValue), ("scan", true, 1000), ("ttree", true, 1000),
+    ("hash+bplustree", true, 1000), ("hash+bplustree", true, Int.MaxValue))
 
   for ((kind, keyed, keys) <- cases) {
     val what = s"$kind${if (!keyed) "" else if (keys == Int.MaxValue) ", a key per row" else s", $keys keys"}"

@@ -92,7 +92,7 @@ class RequestCodecSuite extends AnyFunSuite with SharedSparkSession {
   test("choices") {
     assert(WJoin.choices("algorithm").asScala == Seq("auto", "nlw", "hw", "mw"))
     assert(WJoin.choices("window_strategy").asScala == Seq("auto", "exact", "gca", "lca"))
-    assert(WJoin.choices("access_paths").asScala == Seq("scan", "hash", "ttree", "bplustree"))
+    assert(WJoin.choices("access_paths").asScala == Seq("scan", "hash", "ttree", "bplustree", "hash+ttree", "hash+bplustree"))
     assert(WJoin.choices("how").asScala == Seq("inner", "left", "left_semi", "left_anti"))
   }
 }

@@ -37,7 +37,7 @@ object AccessRequest {
   /**
    * Parses `"A:hash, B:ttree"` (or `"auto"` / `"cost"`, optionally followed by per-input
    * entries: `"auto, C:scan"`); names are matched case-insensitively. Paths: scan (nlj),
-   * hash, ttree (t-tree), bplustree (btree, b+tree).
+   * hash, ttree (t-tree), bplustree (btree, b+tree), hash+ttree, hash+bplustree (hash+btree).
    */
   def parse(text: String, names: Seq[String]): AccessRequest = {
     val forced = Array.fill[Option[AccessPath]](names.size)(None)
@@ -52,7 +52,7 @@ object AccessRequest {
           "inputs" -> names))
         WJoinErrors.check(forced(i).isEmpty, "WJOIN_DUPLICATE_ACCESS_PATH", Seq("input" -> names(i)))
         forced(i) = Some(AccessPath.parse(parts(1)).getOrElse(WJoinErrors.raise("WJOIN_UNKNOWN_ACCESS_PATH",
-          "value" -> parts(1), "input" -> names(i), "choices" -> AccessPath.all.map(_.name))))
+          "value" -> parts(1), "input" -> names(i), "choices" -> AccessPath.choices.map(_.name))))
     }
     AccessRequest(forced.toSeq)
   }
@@ -66,7 +66,7 @@ final case class AccessDecision(paths: Seq[AccessPath], orders: Seq[Seq[Int]], c
     runnerUp: Option[(Seq[AccessPath], Double)], tau: Long, statsSource: String, windowKeys: Seq[Double] = Nil) {
   def describe(names: Seq[String]): String = {
     def plan(ps: Seq[AccessPath]) = names.zip(ps).map { case (nm, p) => s"$nm=${p.name}" }.mkString(", ")
-    val hashed = paths.indices.filter(j => paths(j) == AccessPath.Hash && j < windowKeys.size)
+    val hashed = paths.indices.filter(j => paths(j).bucketsByKey && j < windowKeys.size)
     val buckets = if (hashed.isEmpty) "" else hashed.map(j => f"${names(j)} ~${windowKeys(j)}%.0f").mkString(", hash buckets=[", ", ", "]")
     f"cost=$cost%.4g [${plan(paths)}]" + runnerUp.map { case (ps, c) => f", runner-up=$c%.4g [${plan(ps)}]" }
       .getOrElse(", runner-up=none") + buckets + s" (unit-time cost, Kang et al.; stats: $statsSource)"
@@ -125,7 +125,15 @@ object AccessPlanner {
    */
   def expirationBuckets(path: AccessPath): Double = 1.0
 
-  /** Paths input j may take: the forced one, else by key and range bindings. */
+  /**
+   * Paths input j may take: the forced one, else by key and range bindings. An input with both
+   * the shared key and a band or inequality binding gets only the keyed range paths (hash
+   * buckets, each a tree): with hash, the band would be tested on every row of the key's
+   * bucket, and a bucket is the whole window when the key has one value, which an assumed
+   * distinct count (Spark has none for an un-analyzed input) cannot rule out; a scan is
+   * quadratic in any case. A keyed tree costs a hash lookup more than a plain one and never
+   * examines rows outside the band of the probe's key.
+   */
   def allowed(j: Int, keyed: Boolean, bindings: Seq[RangeBinding], request: AccessRequest,
       scanOnly: Boolean, names: Seq[String]): Seq[AccessPath] = {
     val hasRange = bindings.exists(_.target == j)
@@ -133,11 +141,12 @@ object AccessPlanner {
       case Some(p) =>
         WJoinErrors.check(!scanOnly || p == AccessPath.Scan, "WJOIN_ACCESS_PATH_NOT_SCAN",
           Seq("input" -> names(j), "path" -> p.name))
-        WJoinErrors.check(p != AccessPath.Hash || keyed, "WJOIN_ACCESS_PATH_NEEDS_KEY", Seq("input" -> names(j)))
-        WJoinErrors.check(p == AccessPath.Scan || p == AccessPath.Hash || hasRange, "WJOIN_ACCESS_PATH_NEEDS_BAND",
+        WJoinErrors.check(!p.bucketsByKey || keyed, "WJOIN_ACCESS_PATH_NEEDS_KEY", Seq("input" -> names(j)))
+        WJoinErrors.check(!p.indexed || hasRange, "WJOIN_ACCESS_PATH_NEEDS_BAND",
           Seq("input" -> names(j), "path" -> p.name))
         Seq(p)
       case None if scanOnly => Seq(AccessPath.Scan)
+      case None if keyed && hasRange => AccessPath.keyedRanges
       case None => // the input's traditional path first: it wins ties
         val trees = if (hasRange) Seq(AccessPath.TTree, AccessPath.BPlusTree) else Nil
         (if (keyed) Seq(AccessPath.Hash, AccessPath.Scan) else Seq(AccessPath.Scan)) ++ trees
@@ -191,10 +200,11 @@ object AccessPlanner {
     def rowsPerProbe(j: Int, p: AccessPath, t: Double): Double = p match {
       case AccessPath.Scan => scannedRows(j, t)
       case AccessPath.Hash => scannedRows(j, t) / distinct(j)
+      case keyedTree if keyedTree.bucketsByKey => matches(j, t) / distinct(j)
       case _ => matches(j, t)
     }
     def sources(paths: Seq[AccessPath])(j: Int): Seq[Int] =
-      if (paths(j) == AccessPath.TTree || paths(j) == AccessPath.BPlusTree) bindings.filter(_.target == j).map(_.source) else Nil
+      if (paths(j).indexed) bindings.filter(_.target == j).map(_.source) else Nil
 
     def round(paths: Seq[AccessPath], t: Double): (Seq[Seq[Int]], UnitTimeCost.Choice) = {
       val streams = (0 until n).map { j =>
@@ -218,7 +228,7 @@ object AccessPlanner {
       }
       val loads = (0 until n).map { j =>
         InputLoad(stats(j).rate, WindowShape(windowRows(j, t), math.max(1.0, scannedRows(j, t) / distinct(j)), nodeSize,
-          matches(j, t), if (forward) Some(scannedRows(j, t)) else None), Some(probes(j)))
+          matches(j, t), if (forward) Some(scannedRows(j, t)) else None, distinct(j)), Some(probes(j)))
       }
       (orders, UnitTimeCost.choose(loads, allowedPaths, weights))
     }

@@ -14,9 +14,15 @@ import scala.math.Ordering.Double.TotalOrdering
  *                        a band `abs(A.x - B.x) <= d` returns about rows x (2d + 1) / domain
  * @param scannedRows     rows a scan probe examines when it is not the whole window: forward
  *                        evaluation (MW-join) binary-searches the probe's time slice first
+ * @param keys            distinct keys among the rows (>= 1): a keyed range path holds one tree
+ *                        per key, of rows / keys rows, whose probe returns matches / keys rows
  */
 final case class WindowShape(rows: Double, bucketSize: Double = 1.0, nodeSize: Int = 100,
-    matchesPerProbe: Double = 0.0, scannedRows: Option[Double] = None) {
+    matchesPerProbe: Double = 0.0, scannedRows: Option[Double] = None, keys: Double = 1.0) {
+  assert(keys >= 1, s"a window has at least one key: $this")
+  /** One key's tree of a keyed range path: rows and matches of the probe's key only. */
+  def keyBucket: WindowShape =
+    WindowShape(rows / keys, rows / keys, math.min(nodeSize, AccessPath.KeyedNodeSize), matchesPerProbe / keys)
   assert(rows >= 0 && bucketSize >= 0 && matchesPerProbe >= 0 && scannedRows.forall(_ >= 0), s"negative window shape: $this")
   /** Rows a scan probe examines: the whole window, unless a time slice is searched first. */
   def scanned: Double = scannedRows.getOrElse(rows)
@@ -58,6 +64,18 @@ final case class InputLoad(rate: Double, window: WindowShape, probeRate: Option[
  *                  + ceil(log2 N)  (+ matches)
  * }}}
  *
+ * A keyed range path (hash buckets on the shared key, each a tree on the range attribute; ours,
+ * not the paper's) is a hash lookup followed by the tree's search in the key's bucket:
+ *
+ * {{{
+ *   hash+tree  1 x P_h + (search(B/|B|) + matches/|B|) x P_tree      probe
+ *              2 x I_h + 2 x search(B/|B|) x I_tree                  insert + invalidate
+ * }}}
+ *
+ * with search() the tree's term above over a bucket of B/|B| rows. Its probe never examines
+ * rows outside the band, so an assumed |B| only moves it between logarithmic terms, where the
+ * hash path's B/|B| turns a wrong |B| into a scan of the whole window.
+ *
  * Reading of Eq. 6 (the OCR text is garbled there): the update term is
  * `2 x (1.5 x (ceil(log2 ceil(B/N)) - 1) + ceil(log2 N))`, an insert and an invalidation each
  * paying a full search. This is the reading under which the model reproduces every T-tree
@@ -72,19 +90,21 @@ final case class InputLoad(rate: Double, window: WindowShape, probeRate: Option[
  */
 object UnitTimeCost {
 
-  /** Tuples touched by one probe of the window (before weighting). */
+  /** Tuples touched by one probe of the window (before weighting; a keyed path: its tree's part). */
   def probeAccesses(path: AccessPath, w: WindowShape): Double = path match {
     case AccessPath.Scan => w.scanned
     case AccessPath.Hash => w.bucketSize
     case AccessPath.BPlusTree => bplusSearch(w) + w.matchesPerProbe
     case AccessPath.TTree => ttreeSearch(w) + w.matchesPerProbe
+    case keyed => probeAccesses(keyed.tree.get, w.keyBucket)
   }
 
-  /** Tuples touched by one insert plus one invalidation (before weighting). */
+  /** Tuples touched by one insert plus one invalidation (before weighting; a keyed path: its tree's part). */
   def updateAccesses(path: AccessPath, w: WindowShape): Double = path match {
     case AccessPath.Scan | AccessPath.Hash => 2.0
     case AccessPath.BPlusTree => 2.0 * bplusSearch(w)
     case AccessPath.TTree => 2.0 * ttreeSearch(w)
+    case keyed => updateAccesses(keyed.tree.get, w.keyBucket)
   }
 
   /** Eq. 5's search: the height ceil(log_{N+1} ceil(B/N)) + 1 times a binary search per node. */
@@ -107,11 +127,13 @@ object UnitTimeCost {
     k
   }
 
+  /** A keyed range path adds its hash lookup (one touch at P_h) to the tree's search in the bucket. */
   def probeCost(path: AccessPath, w: WindowShape, weights: WeightFactors): Double =
-    probeAccesses(path, w) * weights.probe(path)
+    probeAccesses(path, w) * weights.probe(path) + (if (path.tree.isDefined) weights.hashProbe else 0.0)
 
+  /** A keyed range path adds the bucket's insert and invalidation (2 touches at I_h) to its tree's. */
   def maintenanceCost(path: AccessPath, w: WindowShape, weights: WeightFactors): Double =
-    updateAccesses(path, w) * weights.update(path)
+    updateAccesses(path, w) * weights.update(path) + (if (path.tree.isDefined) 2.0 * weights.hashUpdate else 0.0)
 
   /**
    * One join direction (Eq. 2): the work per unit time of the window that `path` holds,

@@ -21,6 +21,7 @@ final case class WeightFactors(
     case AccessPath.Hash => hashProbe
     case AccessPath.TTree => ttreeProbe
     case AccessPath.BPlusTree => bplusProbe
+    case keyed => probe(keyed.tree.get) // the tree part; `UnitTimeCost` adds the hash lookup
   }
 
   def update(path: AccessPath): Double = path match {
@@ -28,6 +29,7 @@ final case class WeightFactors(
     case AccessPath.Hash => hashUpdate
     case AccessPath.TTree => ttreeUpdate
     case AccessPath.BPlusTree => bplusUpdate
+    case keyed => update(keyed.tree.get)
   }
 
   def toProperties: Properties = {

@@ -25,10 +25,14 @@ import RangeWindow.Entry
  *
  * @param index   the T-tree or B+tree
  * @param account the memory account its ring of entries is charged to (the entries and index
- *                slots are charged per row by `IndexedWindow`)
+ *                slots are charged per row by `IndexedWindow` / `KeyedRangeWindow`)
+ * @param initialCapacity the ring's first capacity (small for one key's rows of a keyed window)
  */
-final class RangeWindow(val index: RangeIndex[Entry], account: WindowAccount = WindowAccount.None) {
-  private val arrivals = new TimeSortedBuffer(64, account)
+final class RangeWindow(val index: RangeIndex[Entry], account: WindowAccount = WindowAccount.None,
+    initialCapacity: Int = 64) {
+  private val arrivals = new TimeSortedBuffer(initialCapacity, account)
+  /** Heap bytes of the ring of entries now (what `account` was charged for it). */
+  def ringFootprint: Long = arrivals.footprint
 
   def size: Int = arrivals.size
   def isEmpty: Boolean = arrivals.isEmpty
@@ -59,8 +63,8 @@ object RangeWindow {
   /** One buffered row with its range key and event time. Equality is identity. */
   final class Entry(val key: Long, val time: Long, val row: AnyRef)
 
-  def tTree(nodeSize: Int = 100, account: WindowAccount = WindowAccount.None): RangeWindow =
-    new RangeWindow(new TTree[Entry](nodeSize), account)
-  def bPlusTree(nodeSize: Int = 100, account: WindowAccount = WindowAccount.None): RangeWindow =
-    new RangeWindow(new BPlusTree[Entry](nodeSize), account)
+  def tTree(nodeSize: Int = 100, account: WindowAccount = WindowAccount.None, initialCapacity: Int = 64): RangeWindow =
+    new RangeWindow(new TTree[Entry](nodeSize), account, initialCapacity)
+  def bPlusTree(nodeSize: Int = 100, account: WindowAccount = WindowAccount.None, initialCapacity: Int = 64): RangeWindow =
+    new RangeWindow(new BPlusTree[Entry](nodeSize), account, initialCapacity)
 }

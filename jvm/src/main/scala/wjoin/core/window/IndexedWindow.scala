@@ -24,7 +24,7 @@ import wjoin.core.index.{RangeCursor, RangeWindow}
  * @param account  the window's memory account
  */
 final class IndexedWindow(val range: RangeWindow, rangeOf: AnyRef => Long, keepKeys: Boolean,
-    account: WindowAccount = WindowAccount.None) extends InputWindow {
+    account: WindowAccount = WindowAccount.None) extends RangeProbedWindow {
   private val keys = new ArrivalKeys(keepKeys, account)
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
     range.insert(rangeOf(row), time, row)
@@ -34,6 +34,9 @@ final class IndexedWindow(val range: RangeWindow, rangeOf: AnyRef => Long, keepK
   def candidates(key: AnyRef): TimeSortedBuffer =
     throw new UnsupportedOperationException("an indexed window is probed by range, not scanned")
   def probe(lo: Long, hi: Long): RangeCursor[RangeWindow.Entry] = range.probe(lo, hi)
+  /** The key plays no part: the rows of every key are in the one tree. */
+  def probe(key: AnyRef, lo: Long, hi: Long): RangeCursor[RangeWindow.Entry] = range.probe(lo, hi)
+  def holds(key: AnyRef): Boolean = range.size > 0
   def size: Int = range.size
   def oldestTime: Long = range.oldestTime
   def oldestRow: AnyRef = range.oldestRow

@@ -2,7 +2,7 @@ package wjoin.core.window
 
 import wjoin.core.cost.AccessPath
 import wjoin.core.EnginePlan
-import wjoin.core.index.RangeWindow
+import wjoin.core.index.{RangeCursor, RangeWindow}
 
 /**
  * The window of one input: the rows that can still join, in arrival (= event-time) order,
@@ -14,6 +14,9 @@ import wjoin.core.index.RangeWindow
  *   Hash      HashWindow     per-key ring buffers + one arrival ring of bucket references
  *   TTree     IndexedWindow  ring of entries + T-tree on one range attribute
  *   BPlusTree IndexedWindow  ring of entries + B+tree on one range attribute
+ *   HashTTree, HashBPlusTree
+ *             KeyedRangeWindow  per-key buckets, each a ring of entries + a tree on the range
+ *                               attribute, + one arrival ring of bucket references
  * }}}
  *
  * `candidates(key)` is what a probe scans: the whole window for a scan access path, the key's
@@ -47,11 +50,25 @@ object InputWindow {
     plan.accessPath(j) match {
       case AccessPath.Hash => new HashWindow(account)
       case AccessPath.Scan => new ScanWindow(plan.hashed, account)
+      case keyed if keyed.bucketsByKey =>
+        KeyedRangeWindow(keyed.tree.contains(AccessPath.TTree), math.min(plan.nodeSize, AccessPath.KeyedNodeSize), rangeOf, account)
       case path =>
         val range = if (path == AccessPath.TTree) RangeWindow.tTree(plan.nodeSize, account)
           else RangeWindow.bPlusTree(plan.nodeSize, account)
         new IndexedWindow(range, rangeOf, plan.hashed, account)
     }
+}
+
+/**
+ * A window probed by range ([[IndexedWindow]], [[KeyedRangeWindow]]) rather than scanned: the
+ * engine's indexed depths call `probe` with the origin's key (all inputs share it when the plan
+ * is keyed) and the intersected range of the bound sources.
+ */
+abstract class RangeProbedWindow extends InputWindow {
+  /** Rows with range attribute in [lo, hi] (inclusive), in attribute order (of `key` only where bucketed); null for none. */
+  def probe(key: AnyRef, lo: Long, hi: Long): RangeCursor[RangeWindow.Entry]
+  /** The window may hold a row a probe with `key` finds (false: it surely holds none). */
+  def holds(key: AnyRef): Boolean
 }
 
 /**

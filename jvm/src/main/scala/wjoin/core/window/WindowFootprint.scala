@@ -46,6 +46,15 @@ object WindowFootprint {
   /** A bucket's place in the hash map: the HashMap node and the table's slots (<= 8 / 3 per key). */
   val BucketEntry: Long = obj(4L + 3 * Ref) + (8 * Ref + 2) / 3
 
+  /**
+   * One key's bucket of a keyed range window ([[KeyedRangeWindow]]) besides its rows and its
+   * ring: the bucket and RangeWindow objects, the tree object with one node or leaf of `nodeSize`
+   * slots (a key's first rows fill it), and the bucket's place in the hash map.
+   */
+  def keyedBucket(nodeSize: Int): Long =
+    obj(2L * Ref) + obj(2L * Ref) + obj(4L * 4 + 2 * Ref) + obj(4L * 4 + 4 * Ref) +
+      array(nodeSize + 1L, 8) + array(nodeSize + 1L, Ref) + BucketEntry
+
   /** An indexed window's row besides the row: its entry and its slot in the T-tree / B+tree. */
   val IndexedEntry: Long = obj(8L + 8 + Ref) + 2 * (8 + Ref) + 4
 

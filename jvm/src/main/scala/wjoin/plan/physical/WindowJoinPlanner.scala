@@ -180,7 +180,8 @@ object WindowJoinPlanner {
     val decision = AccessPlanner.plan(names, horizon, keyed, ranges.bindings, stats, w.access.request,
       scanOnly = algorithm == Algorithm.NLW, w.access.expiration.interval, forwardUpper = forwardUpper,
       graph = Some(graph))
-    val allHashed = keyed && decision.paths.forall(_ == AccessPath.Hash)
+    // Buckets guarantee the key equalities only when every window is bucketed by the key.
+    val allHashed = keyed && decision.paths.forall(_.bucketsByKey)
     val shed = w.limits.map(ShedPlanning.plan(w, _, stats, w.windows.partitionedBy(analysis.keys), partitions))
     JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
       PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,

@@ -27,9 +27,48 @@ class AccessPlannerSuite extends AnyFunSuite {
     assert(err("fast").contains("is not input:path"))
   }
 
+  test("key and band: the keyed tree wins under any assumed distinct count, forced paths still apply, EXPLAIN names it") {
+    val names3 = Seq("A", "B", "C")
+    val chain = Seq(RangeBinding(0, 0, 1, 0, -1, 1), RangeBinding(1, 0, 0, 0, -1, 1),
+      RangeBinding(1, 0, 2, 0, -1, 1), RangeBinding(2, 0, 1, 0, -1, 1))
+    for (distinct <- Seq(1.0, 3.0, 1000.0, 1e6)) {
+      val d = AccessPlanner.plan(names3, Seq(100L, 100L, 100L), keyed = true, chain,
+        Seq.fill(3)(InputStats(20000, 1000, distinct, Map(0 -> 1e5), "assumed")), AccessRequest.none(3), scanOnly = false, None)
+      assert(d.paths.forall(p => p == HashTTree || p == HashBPlusTree), s"$distinct keys: ${d.paths}")
+      assert(d.describe(names3).contains("=hash+"), d.describe(names3))
+      assert(d.describe(names3).contains("hash buckets=[A ~"), d.describe(names3))
+    }
+    val forced = AccessPlanner.plan(names3, Seq(100L, 100L, 100L), keyed = true, chain,
+      Seq.fill(3)(InputStats(20000, 1000, 1000, Map(0 -> 1e5))), AccessRequest.parse("A:hash, C:hash+ttree", names3),
+      scanOnly = false, None)
+    assert(forced.paths(0) == Hash && forced.paths(2) == HashTTree && forced.paths(1) != Hash)
+    assert(AccessRequest.parse("A:hash+btree, B:HASH+BPLUSTREE, C:hash+t-tree", names3).forced ==
+      Seq(Some(HashBPlusTree), Some(HashBPlusTree), Some(HashTTree)))
+    def err(req: String, keyed: Boolean, bs: Seq[RangeBinding]) = intercept[WJoinAnalysisException](
+      AccessPlanner.allowed(1, keyed, bs, AccessRequest.parse(req, names2), scanOnly = false, names2)).getMessage
+    assert(err("B:hash+bplustree", keyed = false, band).contains("input B cannot use a hash access path"))
+    assert(err("B:hash+ttree", keyed = true, Nil).contains("input B cannot use a hash+ttree access path"))
+  }
+
+  test("the keyed range cost: a hash lookup plus the tree's search and matches in one key's bucket") {
+    val w = WeightFactors.default
+    val shape = WindowShape(20000, 20000 / 1000.0, 100, matchesPerProbe = 2000, keys = 1000)
+    val bucket = WindowShape(20, 20, KeyedNodeSize, 2)
+    assert(UnitTimeCost.probeCost(HashBPlusTree, shape, w) ==
+      w.hashProbe + (UnitTimeCost.bplusSearch(bucket) + 2) * w.bplusProbe)
+    assert(UnitTimeCost.maintenanceCost(HashTTree, shape, w) ==
+      2 * w.hashUpdate + 2 * UnitTimeCost.ttreeSearch(bucket) * w.ttreeUpdate)
+    // One key: the keyed tree costs its plain tree plus the hash lookup, at most; hash scans the window.
+    val one = WindowShape(20000, 20000, 100, matchesPerProbe = 2, keys = 1)
+    assert(UnitTimeCost.probeCost(HashBPlusTree, one, w) <= UnitTimeCost.probeCost(BPlusTree, one, w) + w.hashProbe)
+    assert(UnitTimeCost.probeCost(Hash, one, w) > 100 * UnitTimeCost.probeCost(HashBPlusTree, one, w))
+  }
+
   test("allowed paths: hash needs the key, trees a binding, nlw scans; forced paths alone") {
     val none = AccessRequest.none(2)
-    assert(AccessPlanner.allowed(0, keyed = true, band, none, scanOnly = false, names2) == Seq(Hash, Scan, TTree, BPlusTree))
+    assert(AccessPlanner.allowed(0, keyed = false, band, none, scanOnly = false, names2) == Seq(Scan, TTree, BPlusTree))
+    // key and band: only the keyed trees, whatever the statistics (a wrong distinct count cannot make it quadratic)
+    assert(AccessPlanner.allowed(0, keyed = true, band, none, scanOnly = false, names2) == Seq(HashTTree, HashBPlusTree))
     assert(AccessPlanner.allowed(0, keyed = false, Nil, none, scanOnly = false, names2) == Seq(Scan))
     assert(AccessPlanner.allowed(0, keyed = true, Nil, none, scanOnly = false, names2) == Seq(Hash, Scan))
     assert(AccessPlanner.allowed(1, keyed = true, band, none, scanOnly = true, names2) == Seq(Scan))

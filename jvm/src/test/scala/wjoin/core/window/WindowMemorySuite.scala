@@ -17,7 +17,7 @@ class WindowMemorySuite extends AnyFunSuite {
   private def ledger(refusal: WindowMemory.Refusal = (i, r, h, a) => throw Refused(i, r, h, a)) =
     new WindowMemory(_ => RowBytes, chunk, refusal)
 
-  private val kinds = Seq("scan", "hash", "ttree", "bplustree")
+  private val kinds = Seq("scan", "hash", "ttree", "bplustree", "hash+ttree", "hash+bplustree")
 
   /** A window of `kind` on `account` (keys kept beside unbucketed rows). */
   private def window(kind: String, account: WindowAccount): InputWindow = kind match {
@@ -25,6 +25,7 @@ class WindowMemorySuite extends AnyFunSuite {
     case "hash" => new HashWindow(account)
     case "ttree" => new IndexedWindow(RangeWindow.tTree(8, account), _.asInstanceOf[TRow].x, true, account)
     case "bplustree" => new IndexedWindow(RangeWindow.bPlusTree(8, account), _.asInstanceOf[TRow].x, true, account)
+    case keyed => KeyedRangeWindow(keyed == "hash+ttree", 8, _.asInstanceOf[TRow].x, account)
   }
 
   test("reserved in chunks as rows arrive, given back as they leave, and all of it when unbound") {
