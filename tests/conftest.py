@@ -31,6 +31,8 @@ def spark():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "core: the fixed core set bin/test also runs on every older Spark minor")
+    config.addinivalue_line("markers", "older_minor: a core test that a fuller test covers on the newest Spark "
+                                       "(bin/test runs it on the older minors only)")
 
 
 @pytest.fixture(scope="session")

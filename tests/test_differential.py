@@ -401,7 +401,7 @@ def check_scenario(spark, scenario):
 
 
 @given(scenario=scenarios())
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 def test_matches_brute_force(spark, scenario):
     check_scenario(spark, scenario)
 
@@ -420,7 +420,7 @@ def dense_intervals(draw):
 
 
 @given(scenario=dense_intervals())
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 def test_travel_time_chains_match_brute_force(spark, scenario):
     check_scenario(spark, scenario)
 

@@ -40,7 +40,6 @@ SCRIPT = textwrap.dedent('''
 EXPECTED = "[(1, 10, 12), (1, 20, 24)]"
 
 
-@pytest.mark.core
 def test_the_wheel_installs_and_runs_in_a_fresh_environment(tmp_path, distribution):
     import pyspark
     minor = ".".join(pyspark.__version__.split(".")[:2])
@@ -55,6 +54,27 @@ def test_the_wheel_installs_and_runs_in_a_fresh_environment(tmp_path, distributi
     assert os.path.basename(lines["versions"].split(" ")[1]) == f"spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar"
     assert lines["classic"] == EXPECTED and lines["connect"] == EXPECTED, run.stdout
     assert "FutureWarning" not in run.stderr and "UserWarning" not in run.stderr, run.stderr[-3000:]
+
+
+# Runs in a new process (this one has the classic session of the other tests): argv[1] is the URL.
+CONNECT_SCRIPT = SCRIPT[:SCRIPT.index("classic = ")] + \
+    'print("connect", run(SparkSession.builder.remote(sys.argv[1]).getOrCreate()))\n'
+
+
+@pytest.mark.core
+@pytest.mark.older_minor
+def test_a_connect_client_runs_a_wjoin_on_this_spark(tmp_path, distribution):
+    """A Connect round trip on the running pyspark's Spark, its server with that minor's jar. The
+    older minors' core sets run it; on the newest, the fresh-environment test above does the same
+    and more, and tests/test_spark_versions.py installs the wheel on every older minor."""
+    import pyspark
+    minor = ".".join(pyspark.__version__.split(".")[:2])
+    env = clean_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))  # the wjoin of this run
+    with ConnectServer(jar=distribution["jars"][minor]) as server:
+        run = subprocess.run([sys.executable, "-c", CONNECT_SCRIPT, server.url], capture_output=True, text=True,
+                             env=env, cwd=str(tmp_path), timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.splitlines()[-1] == "connect " + EXPECTED, run.stdout
 
 
 def test_the_wheel_carries_a_jar_for_every_supported_spark_and_needs_any_of_them(distribution):

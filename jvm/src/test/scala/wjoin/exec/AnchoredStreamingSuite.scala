@@ -114,7 +114,8 @@ class AnchoredStreamingSuite extends AnyFunSuite with SharedSparkSession {
     // Spark evicts a left row only once the watermark is past its last joinable time by 1 ms
     // (ours: at it, the bound being inclusive), and takes rows at time 0 as late before any
     // watermark: times avoid both (A at 0 mod 3, B at 1 mod 3, bounds and delay at 2 / 0 mod 3).
-    for ((how, sparkHow) <- Seq("left" -> "left_outer", "left_semi" -> "left_semi"); lo <- Seq(-4, 2)) {
+    // Each how with one sign of the lower bound: eviction follows the bounds the same way for both.
+    for ((how, sparkHow, lo) <- Seq(("left", "left_outer", -4), ("left_semi", "left_semi", 2))) {
       val raw = Ev.random(2, 20, 5 + lo)
       val events = Seq(raw(0).map(e => e.copy(t = 3 * (e.t / 3) + 3)), raw(1).map(e => e.copy(t = 3 * (e.t / 3) + 1)))
       val batches = Ev.splits(events, 6, 2)
