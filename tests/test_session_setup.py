@@ -104,7 +104,7 @@ def test_without_the_jar_the_call_says_to_restart_with_configure():
     assert seen["register"][0] == "WJOIN_JAR_NOT_LOADED"
     condition, message = seen["sql"]
     assert condition == "WJOIN_SQL_NEEDS_EXTENSION" and "spark.sql.extensions=wjoin.WJoinExtensions" in message
-    assert "(WINDOW(" in message and "wjoin.configure(SparkSession.builder)" in message, message
+    assert "clause 'WINDOW(A,B) = ...'" in message and "wjoin.configure(SparkSession.builder)" in message, message
     assert seen["sql_other"][0] == "PARSE_SYNTAX_ERROR" and seen["named_window"] == 4
 
 

@@ -15,15 +15,16 @@ import re
 
 from ._session import EXTENSION, _extension_set
 
-# The clause's openings, as the extension's grammar reads them (Spark's named windows read
-# `WINDOW w AS (...)`, which no alternative here matches).
-_CLAUSE = re.compile(r"\b(?:D?WINDOW\s*(?:\(|=)|USING\s+TIME\b)", re.IGNORECASE)
+# The clause's openings, as the extension's grammar reads them: `WINDOW(A,B) =`, `WINDOW =`,
+# `DWINDOW(A,B) =`, `USING TIME` (Spark's named windows read `WINDOW w AS (...)`, which none
+# of these matches).
+_CLAUSE = re.compile(r"\bD?WINDOW\s*(?:\([^()]*\)\s*)?=|\bUSING\s+TIME\b", re.IGNORECASE)
 
 
 def _clause_of(query) -> str | None:
-    """The W-join clause's opening in ``query``, or None."""
+    """The W-join clause's opening in ``query`` (say ``WINDOW(A,B) = ...``), or None."""
     found = _CLAUSE.search(query) if isinstance(query, str) else None
-    return found.group(0) if found else None
+    return " ".join(found.group(0).split()) + " ..." if found else None
 
 
 def _is_parse_error(error: Exception) -> bool:
@@ -56,7 +57,7 @@ def _guard(cls) -> None:
             if clause is None or not _is_parse_error(e) or _session_has_extension(self):
                 raise
             from ._errors import error
-            raise error("WJOIN_SQL_NEEDS_EXTENSION", clause=clause.strip(), extension=EXTENSION) from e
+            raise error("WJOIN_SQL_NEEDS_EXTENSION", clause=clause, extension=EXTENSION) from e
 
     sql._wjoin_guard = True
     cls.sql = sql
