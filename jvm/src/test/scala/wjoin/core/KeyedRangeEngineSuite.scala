@@ -38,9 +38,11 @@ class KeyedRangeEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         val rb = RealBand(if (lo.isInfinite) lo else math.nextDown(lo), if (hi.isInfinite) hi else math.nextUp(hi),
           math.abs(if (lo.isInfinite) 0 else lo) + math.abs(if (hi.isInfinite) 0 else hi), math.pow(2, -48), 0.0)
         val (lOff, hOff) = (if (lo.isInfinite) Long.MinValue else 0L, if (hi.isInfinite) Long.MaxValue else 0L)
-        Seq(RangeBinding(a, 0, b, 0, lOff, hOff, Some(rb)),
+        // `x_a - x_b >= lo` holds when either side is NaN (the difference is NaN, the largest)
+        val nan = hi.isInfinite && !lo.isInfinite
+        Seq(RangeBinding(a, 0, b, 0, lOff, hOff, Some(rb), nan),
           RangeBinding(b, 0, a, 0, if (hOff == Long.MaxValue) Long.MinValue else 0L,
-            if (lOff == Long.MinValue) Long.MaxValue else 0L, Some(rb.mirror)))
+            if (lOff == Long.MinValue) Long.MaxValue else 0L, Some(rb.mirror), nan))
       }
     }
   }
