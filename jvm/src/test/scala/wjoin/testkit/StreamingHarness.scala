@@ -83,7 +83,20 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
     val before = results
     add(events)
     query.processAllAvailable()
+    awaitLastProgress()
     diff(results, before)
+  }
+
+  /**
+   * Waits until `lastProgress` is the progress of the last batch the sink saw: on a loaded
+   * machine `processAllAvailable` can return before the query reports that batch's progress, and
+   * tests read the state operator's metrics from it.
+   */
+  private def awaitLastProgress(): Unit = {
+    val last = if (runs.isEmpty) -1L else runs.keySet.asScala.max
+    val deadline = System.nanoTime() + 60L * 1000 * 1000 * 1000
+    while ((query.lastProgress == null || query.lastProgress.batchId < last) && System.nanoTime() < deadline)
+      Thread.sleep(10)
   }
 
   def stop(): Unit = { query.stop(); query = null }
