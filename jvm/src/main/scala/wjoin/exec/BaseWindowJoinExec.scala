@@ -88,7 +88,7 @@ trait BaseWindowJoinExec extends SparkPlan {
   /** What decides the node's metrics ([[WindowJoinMetrics.declared]]). */
   def metricPlan: WindowJoinMetrics.MetricPlan = WindowJoinMetrics.MetricPlan(inputNames, streaming, hashed,
     how.anchored, banded, bidirectional = windows.excluding.isDefined, limits = planned.shed.isDefined,
-    refined = enginePlan.checkPairs.nonEmpty, residual = residual.nonEmpty)
+    refined = enginePlan.checkPairs.nonEmpty, residual = residual.nonEmpty, rechecked = access.recheck.isDefined)
 
   /** EXPLAIN's tree line ([[ExplainText]]). */
   override def simpleString(maxFields: Int): String = ExplainText.treeLine(this)

@@ -121,6 +121,7 @@ object ExplainText {
       "expiration" -> expiration,
       "cost" -> access.decision.describe(names)) ++
       (if (access.predicates.edges.isEmpty) Nil else Seq("selectivities" -> access.predicates.describe(names))) ++
+      access.recheckText.map("run-time check" -> _) ++
       node.planned.shed.map(s => "limits" -> s.describe(names)) ++
       Seq("partitioning" -> node.partitioningText) ++ mode
   }

@@ -57,6 +57,9 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numForeignCombinations: Option[SQLMetric] = opt(ForeignCombinations)
   val numTimeBands: Option[SQLMetric] = opt(TimeBands)
   val numReplicatedRows: Option[SQLMetric] = opt(ReplicatedRows)
+  /** Batch with a run-time access check: partitions that made it, and those whose paths or orders it changed. */
+  val numCheckedPartitions: Option[SQLMetric] = opt(CheckedPartitions)
+  val numRechosenPartitions: Option[SQLMetric] = opt(RechosenPartitions)
   // Streaming only.
   val numRowsDroppedByWatermark: Option[SQLMetric] = all.get("numRowsDroppedByWatermark")
   val numUpdatedStateRows: Option[SQLMetric] = all.get("numUpdatedStateRows")
@@ -148,6 +151,9 @@ object WindowJoinMetrics {
     Declared("numExcludedCombinations", "bidirectional: combinations left to the other direction")
   val UndecidedAnchorRows = Declared("numUndecidedAnchorRows",
     "first-input rows in the state not decided yet (left, left_semi, left_anti)")
+  val CheckedPartitions = Declared("numCheckedPartitions", "partitions that checked their access paths at run time")
+  val RechosenPartitions = Declared("numRechosenPartitions",
+    "partitions that re-chose access paths or probe orders at run time")
   val RestoredStateRows = Declared("numRestoredStateRows",
     "state rows read back from the state store to rebuild an engine (0 while engines are kept in memory)")
 
@@ -163,9 +169,11 @@ object WindowJoinMetrics {
    * @param limits        resource limits (shed rows and probes)
    * @param refined       GCA / LCA periods looser than the windows (refinement rejections)
    * @param residual      a residual condition the engine evaluates (predicate evaluations)
+   * @param rechecked     batch: partitions check their access paths at run time (checked and re-chosen partitions)
    */
   final case class MetricPlan(names: Seq[String], streaming: Boolean, hashed: Boolean, anchored: Boolean,
-      banded: Boolean, bidirectional: Boolean, limits: Boolean, refined: Boolean, residual: Boolean)
+      banded: Boolean, bidirectional: Boolean, limits: Boolean, refined: Boolean, residual: Boolean,
+      rechecked: Boolean = false)
 
   /**
    * The counters `plan` declares, besides the timing joinTime (batch) and Spark's state metrics
@@ -179,6 +187,7 @@ object WindowJoinMetrics {
       when(residual)(PredicateEvals) ++ when(refined)(RefineRejections) ++ when(limits)(ShedRows, ShedProbes) ++
       when(bidirectional)(ExcludedCombinations) ++ when(!streaming)(PeakBufferedRows) ++
       when(banded)(TimeBands, ReplicatedRows, ForeignCombinations) ++
+      when(!streaming && rechecked)(CheckedPartitions, RechosenPartitions) ++
       when(streaming)(RestoredStateRows) ++ when(streaming && anchored)(UndecidedAnchorRows) ++
       when(streaming)(names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")): _*) ++
       when(streaming && hashed)(names.indices.map(i => Declared(stateKeysMetric(i),

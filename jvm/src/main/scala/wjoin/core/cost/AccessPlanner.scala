@@ -135,7 +135,7 @@ object AccessPlanner {
    * examines rows outside the band of the probe's key.
    */
   def allowed(j: Int, keyed: Boolean, bindings: Seq[RangeBinding], request: AccessRequest,
-      scanOnly: Boolean, names: Seq[String]): Seq[AccessPath] = {
+      scanOnly: Boolean, names: Seq[String], bucketed: Boolean = false): Seq[AccessPath] = {
     val hasRange = bindings.exists(_.target == j)
     request.forced(j) match {
       case Some(p) =>
@@ -147,6 +147,7 @@ object AccessPlanner {
         Seq(p)
       case None if scanOnly => Seq(AccessPath.Scan)
       case None if keyed && hasRange => AccessPath.keyedRanges
+      case None if keyed && bucketed => Seq(AccessPath.Hash)
       case None => // the input's traditional path first: it wins ties
         val trees = if (hasRange) Seq(AccessPath.TTree, AccessPath.BPlusTree) else Nil
         (if (keyed) Seq(AccessPath.Hash, AccessPath.Scan) else Seq(AccessPath.Scan)) ++ trees
@@ -161,15 +162,17 @@ object AccessPlanner {
    * @param graph        the conjuncts between inputs with their selectivities: probe orders
    *                     follow them ([[PredicateGraph.orders]]: never a cross product while a
    *                     connected input is left); None: Golab & Özsu's equi-join heuristic
+   * @param bucketed     keep every keyed input bucketed by the key (a re-choice at run time,
+   *                     [[AccessRecheck]]: the residual was planned without the key equalities)
    */
   def plan(names: Seq[String], horizon: Seq[Long], keyed: Boolean, bindings: Seq[RangeBinding], stats: Seq[InputStats],
       request: AccessRequest, scanOnly: Boolean, tau: Option[Long], weights: WeightFactors = WeightFactors.default,
       nodeSize: Int = 100, forwardUpper: Option[Seq[Seq[Long]]] = None,
-      graph: Option[PredicateGraph] = None): AccessDecision = {
+      graph: Option[PredicateGraph] = None, bucketed: Boolean = false): AccessDecision = {
     val n = names.size
     assert(stats.size == n && horizon.size == n && request.forced.size == n, "one statistic, horizon and request per input")
     assert(forwardUpper.forall(u => u.size == n && u.forall(_.size == n)), "forward evaluation needs an n x n window matrix")
-    val allowedPaths = (0 until n).map(allowed(_, keyed, bindings, request, scanOnly, names))
+    val allowedPaths = (0 until n).map(allowed(_, keyed, bindings, request, scanOnly, names, bucketed))
     val timeSize = horizon.map(h => math.max(1.0, h.toDouble))
     val distinct = stats.map(s => if (keyed) math.max(1.0, s.distinct) else 1.0)
     val forward = forwardUpper.isDefined

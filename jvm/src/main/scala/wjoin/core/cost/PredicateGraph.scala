@@ -47,9 +47,11 @@ object PredicateGraph {
    * @param inputs      the inputs it references (at least two)
    * @param selectivity fraction of combinations of those inputs it accepts, in (0, 1]
    * @param kind        "key", "band" or "residual"
-   * @param source      where the selectivity comes from ("sample", "stats", "assumed")
+   * @param source      where the selectivity comes from ("sample", "stats", "assumed", "run time")
+   * @param binding     a band: the index of its forward [[wjoin.core.RangeBinding]] among the
+   *                    plan's bindings (what a run-time check measures it by), else -1
    */
-  final case class Edge(inputs: Seq[Int], selectivity: Double, kind: String, source: String)
+  final case class Edge(inputs: Seq[Int], selectivity: Double, kind: String, source: String, binding: Int = -1)
 
   /**
    * What a probe of one input costs, for the order search.

@@ -5,7 +5,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.shedding.ShedPlan
-import wjoin.core.{EngineDrive, EngineListener, JoinHow, TimeBands, WJoinEngine}
+import wjoin.core.{EngineDrive, EngineListener, EngineRow, JoinHow, TimeBands, WJoinEngine}
 import wjoin.exec.codec.RowCodec
 
 /**
@@ -33,24 +33,33 @@ import wjoin.exec.codec.RowCodec
  *                variant, seeded with the partition index)
  * @param names   the inputs and windows an error names; the windows' memory is reserved from
  *                the task's ([[TaskWindowMemory]]) and released when the task ends
+ * @param check   the run-time check of the partition's access paths ([[PartitionAccessCheck]]),
+ *                made on its first rows before the engine is built; None: the planned paths
  */
 class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Option[TimeBands] = None,
-    how: JoinHow = JoinHow.Inner, shed: Option[ShedPlan] = None, names: Option[WindowNames] = None)
-    extends Serializable {
+    how: JoinHow = JoinHow.Inner, shed: Option[ShedPlan] = None, names: Option[WindowNames] = None,
+    check: Option[PartitionAccessCheck] = None) extends Serializable {
   assert(!(how.anchored && bands.isDefined), s"a '$how' W-join decides each anchor row in one partition: no time bands")
-  private def plan = codec.plan
 
   def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
-    val combined = codec.combinedRow()
     val decisions = if (how.anchored) Some(JoinHow.decisions(how)) else None
     val listener = decisions.fold[EngineListener](EngineListener.Silent)(d => new EngineListener {
       override def evicted(input: Int, time: Long, row: AnyRef): Unit = if (input == 0) d.evicted(row)
     })
     val memory = TaskWindowMemory(names.getOrElse(WindowNames.numbered(codec.n)))
-    val engine = WJoinEngine.batch(plan, codec.tupleFilter(partitionIndex, combined), codec.rangeValues(), shed,
-      partitionIndex, listener, memory)
-    val emit = codec.outputWriter(combined)
     val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
+    val started = System.nanoTime()
+    val checked = check.map(_(partitionIndex, merger, codec, memory.account(-1)))
+    checked.foreach { c =>
+      metrics.numCheckedPartitions.foreach(_ += 1)
+      if (c.outcome.changed) metrics.numRechosenPartitions.foreach(_ += 1)
+    }
+    val plan = checked.fold(codec.plan)(_.plan)
+    val planCodec = checked.fold(codec)(_.codec)
+    val combined = planCodec.combinedRow()
+    val engine = WJoinEngine.batch(plan, planCodec.tupleFilter(partitionIndex, combined), planCodec.rangeValues(), shed,
+      partitionIndex, listener, memory)
+    val emit = planCodec.outputWriter(combined)
     // Anchors still buffered at the end of input are decided once every combination is out.
     val endSteps = Seq(() => engine.finish()) ++ decisions.map(_ => () => engine.evictAll())
     val output = decisions match {
@@ -58,9 +67,9 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
       case None => bands.fold[JoinOutput](new JoinOutput.Combinations(emit))(b =>
         new JoinOutput.BandCombinations(emit, b.upperOf(partitionIndex), engine.times, plan.forward))
     }
-    val started = System.nanoTime()
     val publisher = metrics.publisher(engine.stats, merger, output, banded = bands.isDefined)
-    val driver = new PartitionDriver(new EngineDrive(engine, merger, engine.feed, endSteps), output, _ => {
+    val feed = checked.fold[Iterator[EngineRow]](merger)(_.feed)
+    val driver = new PartitionDriver(new EngineDrive(engine, feed, engine.feed, endSteps), output, _ => {
       publisher.publish()
       metrics.joinTime.foreach(_ += System.nanoTime() - started)
     }, () => publisher.publish())

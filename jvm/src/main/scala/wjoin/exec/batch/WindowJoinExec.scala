@@ -133,7 +133,7 @@ case class WindowJoinExec(
     val sorted = children.indices.map(i => TimeBandShuffle.partition(inputs(i), i, children(i).output,
       timeColumns(i).asInstanceOf[Attribute], bands, timeBands, typed))
     val evaluator = new WindowJoinEvaluator(rowCodec(), typed, bands = Some(bands), shed = planned.shed,
-      names = Some(windowNames))
+      names = Some(windowNames), check = accessCheck(bands.count))
     new ZippedPartitionsNRDD[InternalRow, InternalRow](sorted, evaluator.eval)
   }
 
@@ -147,7 +147,12 @@ case class WindowJoinExec(
 
   /** The evaluator of the unbanded plans (hash, one partition, one task). */
   private def unbandedEvaluator(metrics: WindowJoinMetrics): WindowJoinEvaluator =
-    new WindowJoinEvaluator(rowCodec(), metrics, how = how, shed = planned.shed, names = Some(windowNames))
+    new WindowJoinEvaluator(rowCodec(), metrics, how = how, shed = planned.shed, names = Some(windowNames),
+      check = accessCheck(outputPartitioning.numPartitions))
+
+  /** Each partition's run-time check of the access paths, when the planner asked for one. */
+  private def accessCheck(partitions: Int): Option[PartitionAccessCheck] =
+    access.recheck.map(new PartitionAccessCheck(_, access, windows, algorithm, partitions))
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): WindowJoinExec =
     copy(children = newChildren)

@@ -77,6 +77,10 @@ final class RowCodec(
 
   val n: Int = inputAttributes.size
 
+  /** The same codec for another plan of the same W-join (a partition's run-time access choice). */
+  def withPlan(other: EnginePlan): RowCodec =
+    new RowCodec(inputAttributes, timeColumns, keys, residual, output, other, storeAlso, rangeAttributes)
+
   /**
    * What the engine buffers of each input row: the columns of the output, of the residual
    * predicate, of the range bindings and `storeAlso`, nothing else (time and key are read
@@ -138,10 +142,11 @@ final class RowCodec(
    * timestamp values as they are, float, double and decimal ones as [[RealKeys]] (the reader
    * is chosen per attribute, once). A NULL reads as Long.MinValue: its band conjunct, which
    * stays in the residual, is never true, so where such a row lands in an index or which range
-   * it opens only costs candidates, never results.
+   * it opens only costs candidates, never results. `always`: readers of every binding's
+   * attributes even when the plan indexes no input (a run-time check measures the bands).
    */
-  def rangeValues(): RangeValues = {
-    if (!plan.indexed.exists(identity)) return RangeValues.None
+  def rangeValues(always: Boolean = false): RangeValues = {
+    if (!always && !plan.indexed.exists(identity)) return RangeValues.None
     val readers: Array[Array[InternalRow => Long]] = Array.tabulate(n) { i =>
       rangeAttributes.lift(i).getOrElse(Nil).map(RowCodec.rangeKey(_, storedAttributes(i))).toArray
     }

@@ -54,7 +54,10 @@ object PredicateSelectivity {
         val sampled = if (!c.deterministic || refs.exists(i => samples(i).isEmpty)) None
           else sample(c, refs.map(children(_).output), refs.map(i => samples(i).get))
         val (sel, source) = sampled.map(_ -> "sample").getOrElse(estimate(c, kind, refs, ranges, stats, keyed))
-        Some(PredicateGraph.Edge(refs, math.min(1.0, math.max(sel, 1e-12)), kind, source))
+        // two bindings per recognised band, the forward one first
+        val binding = if (kind != "band") -1 else Some(2 * ranges.conjuncts.indexWhere(_ eq c))
+          .filter(ranges.bindings.indices.contains).getOrElse(-1)
+        Some(PredicateGraph.Edge(refs, math.min(1.0, math.max(sel, 1e-12)), kind, source, binding))
       }
     }
     PredicateGraph(n, edges)

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{EqualTo, Expression}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.wjoin.WJoinConf
 
-import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, AccessRequest, PredicateGraph}
+import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, AccessRecheck, AccessRequest, PredicateGraph}
 import wjoin.core.shedding.ShedPlan
 import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, TimeBands}
 import wjoin.plan.logical.WindowJoin
@@ -58,10 +58,12 @@ object WindowJoinPlanner {
    * @param integralTime    time columns are plain numbers (for rendering tau)
    * @param predicates      the conjuncts between inputs and their selectivities, which the
    *                        probe orders follow (EXPLAIN shows them)
+   * @param recheck         batch: each partition checks these paths and orders on its first rows
+   *                        and may re-choose them ([[AccessRecheck]]); None: they are final
    */
   final case class PlannedAccess(paths: Seq[AccessPath], bindings: Seq[RangeBinding],
       rangeAttributes: Seq[Seq[Expression]], orders: Seq[Seq[Int]], tau: Long, decision: AccessDecision,
-      integralTime: Boolean, predicates: PredicateGraph) {
+      integralTime: Boolean, predicates: PredicateGraph, recheck: Option[AccessRecheck] = None) {
     /** The engine's plan for these paths (MW-join sweeps, so it never expires lazily). */
     def enginePlan(windows: WindowSpec, algorithm: Algorithm, hashed: Boolean): EnginePlan =
       new EnginePlan(windows.matrix, algorithm, hashed, paths, bindings, orders,
@@ -78,8 +80,13 @@ object WindowJoinPlanner {
       s"access paths=[${ps.mkString(", ")}], expiration=" +
         (if (forward) "after sweep" else if (tau == 0) "eager" else s"every ${Durations.render(tau, integralTime)}") +
         s", ${decision.describe(names)}" +
-        (if (predicates.edges.isEmpty) "" else s", selectivities=[${predicates.describe(names)}]")
+        (if (predicates.edges.isEmpty) "" else s", selectivities=[${predicates.describe(names)}]") +
+        recheckText.fold("")(t => s", run-time check=$t")
     }
+
+    /** EXPLAIN's words for the run-time check, None without one. */
+    def recheckText: Option[String] = recheck.map(r =>
+      s"each partition re-chooses paths and probe orders from its first ${r.sliceRows} rows (${WJoinConf.AccessCheckRowsKey})")
   }
 
   /**
@@ -156,7 +163,7 @@ object WindowJoinPlanner {
    *               one; a small batch W-join runs as one)
    */
   def choose(w: WindowJoin, recent: Seq[StreamingStatistics.Sample] = Nil, cellKeys: Seq[Expression] = Nil,
-      partitions: Int = SQLConf.get.numShufflePartitions): JoinChoice = {
+      partitions: Int = SQLConf.get.numShufflePartitions, sliceRows: Int = 0): JoinChoice = {
     val names = w.inputNames
     val inputs = w.children.map(_.outputSet)
     val analysis = JoinConditionAnalysis(inputs, w.condition) match {
@@ -183,9 +190,14 @@ object WindowJoinPlanner {
     // Buckets guarantee the key equalities only when every window is bucketed by the key.
     val allHashed = keyed && decision.paths.forall(_.bucketsByKey)
     val shed = w.limits.map(ShedPlanning.plan(w, _, stats, w.windows.partitionedBy(analysis.keys), partitions))
+    // Batch without limits (a shedding plan budgets the planned paths): partitions check the choice.
+    val recheck = if (sliceRows <= 0 || w.isStreaming || shed.isDefined) None
+      else Some(AccessRecheck(names, horizon, keyed, ranges.bindings, stats, w.access.request,
+        scanOnly = algorithm == Algorithm.NLW, w.access.expiration.interval, forwardUpper, graph, allHashed, decision,
+        sliceRows)).filter(_.canChange)
     JoinChoice(analysis.keys, algorithm, if (allHashed) analysis.otherConjuncts else analysis.allConjuncts,
       PlannedAccess(decision.paths, ranges.bindings, ranges.attributes, decision.orders, decision.tau, decision,
-        w.windows.integralTime, graph), shed = shed)
+        w.windows.integralTime, graph, recheck), shed = shed)
   }
 
   /**
@@ -231,8 +243,9 @@ object WindowJoinPlanner {
    */
   def batch(w: WindowJoin, conf: SQLConf = SQLConf.get): JoinChoice = {
     val size = InputSize.of(w, conf)
-    if (size.exists(_.small)) return choose(w, partitions = 1).copy(inputSize = size)
-    val choice = choose(w, partitions = conf.numShufflePartitions)
+    val sliceRows = WJoinConf.accessCheckRows(conf)
+    if (size.exists(_.small)) return choose(w, partitions = 1, sliceRows = sliceRows).copy(inputSize = size)
+    val choice = choose(w, partitions = conf.numShufflePartitions, sliceRows = sliceRows)
     val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) WJoinConf.timeBands(conf) else 1
     choice.copy(timeBands = if (w.windows.counted) 1 else bands, inputSize = size)
   }

@@ -60,6 +60,25 @@ object WJoinConf {
       "the single-task plan")
     .createWithDefaultString("10MB")
 
+  /** Key of [[AccessCheckRows]]. */
+  val AccessCheckRowsKey = "spark.wjoin.accessCheckRows"
+
+  /**
+   * Rows of its merged inputs each batch W-join partition reads before it builds its engine,
+   * to check the planned access paths and probe orders against what they show
+   * (`wjoin.core.cost.AccessRecheck`); 0 keeps the planned ones.
+   */
+  val AccessCheckRows: ConfigEntry[Int] = SQLConf.buildConf(AccessCheckRowsKey)
+    .doc("Rows of its merged inputs each partition of a batch W-join reads (and keeps) before it builds its " +
+      "engine: their rates, key counts and band selectivities replace the planner's estimates (Spark has no " +
+      "distinct counts or band selectivities for an input that was not analyzed) in the same unit-time cost " +
+      "model, and the partition takes other access paths when they promise at least 20% less work, and probe " +
+      "orders from the measured selectivities. Results never depend on it. 0 keeps the planned paths and orders.")
+    .version("0.1.0")
+    .intConf
+    .checkValue(r => r >= 0 && r <= (1 << 20), s"$AccessCheckRowsKey must be an integer between 0 (off) and 1048576")
+    .createWithDefault(4096)
+
   /** Key of [[KeptEngineRows]]. */
   val KeptEngineRowsKey = "spark.wjoin.streaming.keptEngineRows"
 
@@ -147,6 +166,9 @@ object WJoinConf {
    * IllegalArgumentException naming the key and the value.
    */
   def smallInputBytes(conf: SQLConf): Option[Long] = Some(conf.getConf(SmallInputBytes)).filter(_ >= 0)
+
+  /** [[AccessCheckRows]] of `conf` (0: off). */
+  def accessCheckRows(conf: SQLConf): Int = conf.getConf(AccessCheckRows)
 
   /** A byte count as Spark prints sizes in its UI and EXPLAIN ("1.2 MiB"). */
   def bytesText(bytes: BigInt): String = Utils.bytesToString(bytes)

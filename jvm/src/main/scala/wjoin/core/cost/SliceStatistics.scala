@@ -1,0 +1,123 @@
+package wjoin.core.cost
+
+import wjoin.core.{EngineRow, RangeBinding, RangeValues}
+
+/**
+ * What the first rows of a partition show about its inputs: the figures the unit-time cost
+ * model takes ([[InputStats]]), measured instead of estimated, for the run-time check of the
+ * partition's access paths ([[AccessRecheck]]).
+ *
+ * {{{
+ *   slice = the first m rows of the merged inputs (one event-time prefix of every input)
+ *           [t_first ................................ t_last]    span S = t_last - t_first + 1
+ *   input j:   k_j rows in it    rate_j = k_j / S    distinct keys d_j
+ *   binding b (target t, source s):  sel_b = (accepted + 0.5) / (pairs + 1),
+ *           accepted = sum over source rows x of #{target rows y : low_b(x) <= y <= high_b(x)}
+ * }}}
+ *
+ * Every input is seen over the same span (the slice is a prefix of the one arrival order), so
+ * a slow input's few rows give its rate as truly as a fast input's many. A band's share of
+ * pairs is measured on the attribute keys the windows index (real-valued attributes as
+ * [[wjoin.core.RealKeys]]), by binary search in the target's sorted keys: no pair is tested
+ * one by one.
+ *
+ * @param rows        per input, rows in the slice
+ * @param span        time units the slice covers (>= 1)
+ * @param distinct    per input, distinct keys among its rows (0 for an unhashed plan)
+ * @param selectivity per range binding (the plan's numbering), the share of (source, target)
+ *                    row pairs of the slice it accepts; NaN where either side had no rows
+ * @param exhausted   the slice is the partition's whole input
+ */
+final case class SliceStatistics(rows: Seq[Long], span: Double, distinct: Seq[Long], selectivity: Seq[Double],
+    exhausted: Boolean) {
+  def total: Long = rows.sum
+
+  /**
+   * The inputs' statistics as the cost model takes them: rate from the slice; rows of the
+   * partition: the slice's when it is the whole input, else at least twice the slice's (the
+   * planned share `plannedRows` when larger); distinct keys: those seen, scaled up only where
+   * the slice hardly repeats them (d > k / 2 of k rows: as if unseen rows were as varied);
+   * a band's domain: its width over the share of pairs it accepted. An input with no row in
+   * the slice keeps its planned figures (`planned`).
+   */
+  def stats(planned: Seq[InputStats], plannedRows: Seq[Double], bindings: Seq[RangeBinding]): Seq[InputStats] =
+    rows.indices.map { j =>
+      val k = rows(j).toDouble
+      if (k == 0 && !exhausted) planned(j)
+      else {
+        val n = if (exhausted) k else math.max(2 * k, plannedRows(j))
+        val keys = distinct(j).toDouble
+        val v = if (keys <= 0) 1.0 else if (2 * keys <= k) keys else keys * n / k
+        val domains = bindings.indices.filter(b => bindings(b).target == j && bindings(b).bounded &&
+          !selectivity(b).isNaN).map(b => bindings(b).targetAttr -> bindings(b).width / selectivity(b))
+        val widths = planned(j).rangeWidths ++ domains.groupBy(_._1).map { case (a, ds) => a -> ds.map(_._2).min }
+        InputStats(n, math.max(1.0, span * n / math.max(1.0, k)), math.max(1.0, v), widths, "run time")
+      }
+    }
+
+  /** "A 4096 rows ~12 keys, B ..., band B<-A 0.0031" for logs and EXPLAIN. */
+  def describe(names: Seq[String], bindings: Seq[RangeBinding]): String = {
+    val inputs = rows.indices.map(j => s"${names(j)} ${rows(j)} rows" + (if (distinct(j) > 0) s" ${distinct(j)} keys" else ""))
+    val bands = bindings.indices.filter(b => !selectivity(b).isNaN && b % 2 == 0)
+      .map(b => f"${names(bindings(b).source)}-${names(bindings(b).target)} ${selectivity(b)}%.3g")
+    (inputs ++ bands).mkString(", ")
+  }
+}
+
+object SliceStatistics {
+  /** Source rows of the slice each binding's share is measured with (evenly spaced). */
+  val SourceSample = 1024
+
+  /**
+   * The statistics of `slice` (rows in arrival order) for a plan of `n` inputs; `ranges`
+   * reads the bindings' attributes of a row as stored (every binding's, whatever the planned
+   * paths index); `hashed`: rows carry keys.
+   */
+  def of(slice: IndexedSeq[EngineRow], n: Int, hashed: Boolean, bindings: Seq[RangeBinding], ranges: RangeValues,
+      exhausted: Boolean): SliceStatistics = {
+    val rows = Array.fill(n)(0L)
+    val keys = Array.fill(n)(new java.util.HashSet[AnyRef]())
+    var first = Long.MaxValue
+    var last = Long.MinValue
+    slice.foreach { r =>
+      rows(r.input) += 1
+      if (hashed && r.key != null) keys(r.input).add(r.key)
+      first = math.min(first, r.time)
+      last = math.max(last, r.time)
+    }
+    val span = if (slice.isEmpty) 1.0 else math.max(1.0, last.toDouble - first.toDouble + 1)
+    val ofInput = (0 until n).map(j => slice.filter(_.input == j))
+    val selectivity = bindings.map(b => share(b, ofInput(b.source), ofInput(b.target), ranges))
+    SliceStatistics(rows.toSeq, span, keys.map(_.size.toLong).toSeq, selectivity, exhausted)
+  }
+
+  private def share(b: RangeBinding, sources: IndexedSeq[EngineRow], targets: IndexedSeq[EngineRow],
+      ranges: RangeValues): Double = {
+    if (sources.isEmpty || targets.isEmpty) return Double.NaN
+    val sorted = targets.map(r => ranges.value(b.target, b.targetAttr, r.row)).toArray
+    java.util.Arrays.sort(sorted)
+    val step = math.max(1, sources.size / SourceSample)
+    var accepted = 0.0
+    var pairs = 0.0
+    var i = 0
+    while (i < sources.size) {
+      val x = ranges.value(b.source, b.sourceAttr, sources(i).row)
+      val (lo, hi) = (b.low(x), b.high(x))
+      if (lo <= hi) accepted += firstAbove(sorted, hi) - firstAtLeast(sorted, lo)
+      pairs += sorted.length
+      i += step
+    }
+    (accepted + 0.5) / (pairs + 1)
+  }
+
+  /** The index of the first key > x (keys sorted). */
+  private def firstAbove(keys: Array[Long], x: Long): Int = firstWhere(keys, _ > x)
+  /** The index of the first key >= x (keys sorted). */
+  private def firstAtLeast(keys: Array[Long], x: Long): Int = firstWhere(keys, _ >= x)
+
+  private def firstWhere(keys: Array[Long], past: Long => Boolean): Int = {
+    var (lo, hi) = (0, keys.length)
+    while (lo < hi) { val mid = (lo + hi) >>> 1; if (past(keys(mid))) hi = mid else lo = mid + 1 }
+    lo
+  }
+}

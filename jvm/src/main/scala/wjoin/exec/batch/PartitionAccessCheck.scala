@@ -1,0 +1,71 @@
+package wjoin.exec
+package batch
+
+import org.apache.spark.internal.Logging
+
+import wjoin.core.cost.{AccessRecheck, SliceStatistics}
+import wjoin.core.window.WindowAccount
+import wjoin.core.{Algorithm, EnginePlan, EngineRow}
+import wjoin.exec.codec.RowCodec
+import wjoin.plan.logical.WindowSpec
+import wjoin.plan.physical.WindowJoinPlanner.PlannedAccess
+
+/**
+ * A batch partition's run-time check of its access paths and probe orders
+ * ([[AccessRecheck]]), before its engine holds a row: the first rows of the merged inputs are
+ * read and kept, measured, and then offered first.
+ *
+ * {{{
+ *   InputMerger ──first sliceRows rows──> slice (charged to the task's window memory)
+ *        │                                  └─> SliceStatistics ──> AccessRecheck.decide ──> EnginePlan, RowCodec
+ *        └── the rest ───────────────────────────────────────── feed = slice ++ rest
+ * }}}
+ *
+ * @param recheck    the planner's problem and decision, and the slice's size
+ * @param access     the planned access (the engine plan is rebuilt from it with the partition's decision)
+ * @param windows    the window constraints
+ * @param algorithm  the algorithm (never auto)
+ * @param partitions how many partitions the inputs are spread over
+ */
+final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, windows: WindowSpec,
+    algorithm: Algorithm, partitions: Int) extends Serializable with Logging {
+
+  /**
+   * Reads the slice from `merger`, decides, and returns what the engine is built with;
+   * `account` holds the slice's rows until they are offered.
+   */
+  def apply(partition: Int, merger: InputMerger, codec: RowCodec, account: WindowAccount): PartitionAccessCheck.Checked = {
+    val slice = new java.util.ArrayList[EngineRow](math.min(recheck.sliceRows, 1 << 16))
+    while (slice.size < recheck.sliceRows && merger.hasNext) {
+      val r = merger.next()
+      account.rowIn(account.rowBytes(r.row) + account.keyBytes(r.key))
+      slice.add(r)
+    }
+    val rows = (0 until slice.size).map(slice.get)
+    val stats = SliceStatistics.of(rows, codec.n, codec.plan.hashed, access.bindings, codec.rangeValues(always = true),
+      exhausted = !merger.hasNext)
+    val outcome = recheck.decide(stats, partitions)
+    logInfo(s"W-join partition $partition, run-time access check on ${rows.size} rows: " +
+      outcome.describe(recheck.names, recheck.planned))
+    val plan = if (!outcome.changed) codec.plan
+      else access.copy(paths = outcome.decision.paths, orders = outcome.decision.orders, tau = outcome.decision.tau)
+        .enginePlan(windows, algorithm, codec.plan.hashed)
+    val feed = rows.iterator.map { r =>
+      account.rowOut(account.rowBytes(r.row) + account.keyBytes(r.key))
+      r
+    } ++ merger
+    PartitionAccessCheck.Checked(plan, if (outcome.changed) codec.withPlan(plan) else codec, feed, outcome)
+  }
+}
+
+object PartitionAccessCheck {
+  /**
+   * What a partition's engine is built with.
+   *
+   * @param plan    the engine plan (the planned one when nothing changed)
+   * @param codec   the row codec of that plan (its residual is placed along the plan's probe orders)
+   * @param feed    the slice's rows, then the rest of the merged inputs
+   * @param outcome the decision and what the slice showed
+   */
+  final case class Checked(plan: EnginePlan, codec: RowCodec, feed: Iterator[EngineRow], outcome: AccessRecheck.Outcome)
+}
