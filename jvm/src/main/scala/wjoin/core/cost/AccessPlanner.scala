@@ -164,11 +164,14 @@ object AccessPlanner {
    *                     connected input is left); None: Golab & Özsu's equi-join heuristic
    * @param bucketed     keep every keyed input bucketed by the key (a re-choice at run time,
    *                     [[AccessRecheck]]: the residual was planned without the key equalities)
+   * @param fixedOrders  cost these probe orders instead of choosing them (each valid for the
+   *                     forced paths): what a plan already made costs under new statistics
    */
   def plan(names: Seq[String], horizon: Seq[Long], keyed: Boolean, bindings: Seq[RangeBinding], stats: Seq[InputStats],
       request: AccessRequest, scanOnly: Boolean, tau: Option[Long], weights: WeightFactors = WeightFactors.default,
       nodeSize: Int = 100, forwardUpper: Option[Seq[Seq[Long]]] = None,
-      graph: Option[PredicateGraph] = None, bucketed: Boolean = false): AccessDecision = {
+      graph: Option[PredicateGraph] = None, bucketed: Boolean = false,
+      fixedOrders: Option[Seq[Seq[Int]]] = None): AccessDecision = {
     val n = names.size
     assert(stats.size == n && horizon.size == n && request.forced.size == n, "one statistic, horizon and request per input")
     assert(forwardUpper.forall(u => u.size == n && u.forall(_.size == n)), "forward evaluation needs an n x n window matrix")
@@ -222,11 +225,11 @@ object AccessPlanner {
             val src = sources(paths)(j)
             PredicateGraph.Probe(if (src.isEmpty) narrowed else scannedRows(j, t), narrowed, src, scannedRows(j, t))
           }
-          val os = PredicateGraph.orders(g, described)
+          val os = fixedOrders.getOrElse(PredicateGraph.orders(g, described))
           (os, PredicateGraph.probesPerUnitTime(g, described, os, stats.map(_.rate)))
         case None =>
           val global = ProbeOrderCost.heuristic(streams, t).order
-          val os = (0 until n).map(o => EnginePlan.validOrder(o, global.filter(_ != o), sources(paths)))
+          val os = fixedOrders.getOrElse((0 until n).map(o => EnginePlan.validOrder(o, global.filter(_ != o), sources(paths))))
           (os, ProbeOrderCost.probesPerUnitTime(streams, os, t))
       }
       val loads = (0 until n).map { j =>

@@ -52,11 +52,12 @@ final case class AccessRecheck(names: Seq[String], horizon: Seq[Long], keyed: Bo
 
   /**
    * Some input could take another path, or some origin another probe order: else the check
-   * has nothing to decide and reads no slice.
+   * has nothing to decide and reads no slice. Beyond [[AccessRecheck.MaxInputs]] inputs the
+   * exhaustive order search costs too much to repeat in every partition: the plan stands.
    */
-  def canChange: Boolean = names.size > 2 || names.indices.exists { j =>
+  def canChange: Boolean = names.size <= AccessRecheck.MaxInputs && (names.size > 2 || names.indices.exists { j =>
     AccessPlanner.allowed(j, keyed, bindings, request, scanOnly, names, bucketed).size > 1
-  }
+  })
 
   /**
    * The decision for a partition whose first rows showed `slice`; `partitions`: how many
@@ -67,14 +68,15 @@ final case class AccessRecheck(names: Seq[String], horizon: Seq[Long], keyed: Bo
     val share = stats.map(_.rows / math.max(1, partitions))
     val measured = slice.stats(stats, share, bindings)
     val g = remeasured(slice, measured)
-    def solve(req: AccessRequest) = AccessPlanner.plan(names, horizon, keyed, bindings, measured, req, scanOnly, tau,
-      forwardUpper = forwardUpper, graph = Some(g), bucketed = bucketed)
-    val fresh = solve(request)
-    val kept = if (fresh.paths == planned.paths) fresh else solve(AccessRequest(planned.paths.map(Some(_))))
-    val gain = fresh.paths != planned.paths && fresh.cost < AccessRecheck.Gain * kept.cost
-    val chosen = if (gain) fresh else kept
+    if (slice.total == 0) return AccessRecheck.Outcome(planned, pathsChanged = false, ordersChanged = false, graph,
+      "no rows", planned.cost)
+    def solve(req: AccessRequest, orders: Option[Seq[Seq[Int]]]) = AccessPlanner.plan(names, horizon, keyed, bindings,
+      measured, req, scanOnly, tau, forwardUpper = forwardUpper, graph = Some(g), bucketed = bucketed, fixedOrders = orders)
+    val fresh = solve(request, None)
+    val kept = solve(AccessRequest(planned.paths.map(Some(_))), Some(planned.orders))
+    val chosen = if (fresh.cost < AccessRecheck.Gain * kept.cost) fresh else planned
     AccessRecheck.Outcome(chosen, chosen.paths != planned.paths, chosen.orders != planned.orders, g,
-      slice.describe(names, bindings))
+      slice.describe(names, bindings), kept.cost)
   }
 
   /** The graph with the slice's selectivities for bands and key equalities. */
@@ -91,11 +93,17 @@ final case class AccessRecheck(names: Seq[String], horizon: Seq[Long], keyed: Bo
 
 object AccessRecheck {
   /**
-   * Other paths are taken only when they promise at most this share of the planned paths'
-   * unit-time cost under the same measured figures (as a streaming re-plan,
+   * Other paths or orders are taken only when they promise at most this share of the planned
+   * ones' unit-time cost under the same measured figures (as a streaming re-plan,
    * `WindowJoinPlanner.ReplanGain`): a near tie keeps the plan EXPLAIN showed.
    */
   val Gain = 0.8
+
+  /**
+   * The most inputs a partition re-plans: the order search tries (n - 1)! orders per origin
+   * ([[PredicateGraph.orders]]), 120 at 6 inputs, 5040 at 8, in each of 200 partitions.
+   */
+  val MaxInputs = 6
 
   /**
    * A partition's decision.
@@ -105,9 +113,10 @@ object AccessRecheck {
    * @param ordersChanged some probe order differs from the planned ones
    * @param graph       the selectivities it was made with
    * @param observed    what the slice showed, in words
+   * @param plannedCost the planned paths and orders' unit-time cost under the measured figures
    */
   final case class Outcome(decision: AccessDecision, pathsChanged: Boolean, ordersChanged: Boolean,
-      graph: PredicateGraph, observed: String) {
+      graph: PredicateGraph, observed: String, plannedCost: Double) {
     def changed: Boolean = pathsChanged || ordersChanged
 
     /** One line for the task's log. */
@@ -115,10 +124,10 @@ object AccessRecheck {
       def paths(d: AccessDecision) = names.indices.map(j => s"${names(j)}=${d.paths(j).name}").mkString(", ")
       def orders(d: AccessDecision) = names.indices.map(o => s"${names(o)}: ${d.orders(o).map(names).mkString("->")}")
         .mkString("; ")
-      val what = if (!changed) s"kept [${paths(planned)}]"
-        else s"re-chose [${paths(decision)}] orders [${orders(decision)}] over planned [${paths(planned)}] " +
-          s"orders [${orders(planned)}]"
-      f"$what, cost ${decision.cost}%.4g; measured: $observed; selectivities [${graph.describe(names)}]"
+      val what = if (!changed) f"kept [${paths(planned)}] (cost $plannedCost%.4g measured)"
+        else f"re-chose [${paths(decision)}] orders [${orders(decision)}] at cost ${decision.cost}%.4g over planned " +
+          f"[${paths(planned)}] orders [${orders(planned)}] at $plannedCost%.4g"
+      s"$what; measured: $observed; selectivities [${graph.describe(names)}]"
     }
   }
 }

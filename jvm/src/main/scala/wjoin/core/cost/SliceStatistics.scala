@@ -75,33 +75,48 @@ object SliceStatistics {
    */
   def of(slice: IndexedSeq[EngineRow], n: Int, hashed: Boolean, bindings: Seq[RangeBinding], ranges: RangeValues,
       exhausted: Boolean): SliceStatistics = {
-    val rows = Array.fill(n)(0L)
-    val keys = Array.fill(n)(new java.util.HashSet[AnyRef]())
+    val rows = new Array[Int](n)
+    val keys = Array.fill(n)(if (hashed) new java.util.HashSet[AnyRef]() else null)
     var first = Long.MaxValue
     var last = Long.MinValue
-    slice.foreach { r =>
+    var i = 0
+    while (i < slice.size) {
+      val r = slice(i)
       rows(r.input) += 1
       if (hashed && r.key != null) keys(r.input).add(r.key)
-      first = math.min(first, r.time)
-      last = math.max(last, r.time)
+      if (r.time < first) first = r.time
+      if (r.time > last) last = r.time
+      i += 1
     }
+    // each input's rows, by position in the slice
+    val of = Array.tabulate(n)(j => new Array[Int](rows(j)))
+    val filled = new Array[Int](n)
+    i = 0
+    while (i < slice.size) { val j = slice(i).input; of(j)(filled(j)) = i; filled(j) += 1; i += 1 }
+    // each (input, attribute)'s keys sorted once, whichever bindings search them
+    val sorted = scala.collection.mutable.HashMap.empty[(Int, Int), Array[Long]]
+    def keysOf(j: Int, attr: Int): Array[Long] = sorted.getOrElseUpdate((j, attr), {
+      val ks = of(j).map(p => ranges.value(j, attr, slice(p).row))
+      java.util.Arrays.sort(ks)
+      ks
+    })
     val span = if (slice.isEmpty) 1.0 else math.max(1.0, last.toDouble - first.toDouble + 1)
-    val ofInput = (0 until n).map(j => slice.filter(_.input == j))
-    val selectivity = bindings.map(b => share(b, ofInput(b.source), ofInput(b.target), ranges))
-    SliceStatistics(rows.toSeq, span, keys.map(_.size.toLong).toSeq, selectivity, exhausted)
+    val selectivity = bindings.map { b =>
+      if (of(b.source).isEmpty || of(b.target).isEmpty) Double.NaN
+      else share(b, of(b.source).map(p => slice(p).row), keysOf(b.target, b.targetAttr), ranges)
+    }
+    SliceStatistics(rows.map(_.toLong).toSeq, span, keys.map(k => if (k == null) 0L else k.size.toLong).toSeq,
+      selectivity, exhausted)
   }
 
-  private def share(b: RangeBinding, sources: IndexedSeq[EngineRow], targets: IndexedSeq[EngineRow],
-      ranges: RangeValues): Double = {
-    if (sources.isEmpty || targets.isEmpty) return Double.NaN
-    val sorted = targets.map(r => ranges.value(b.target, b.targetAttr, r.row)).toArray
-    java.util.Arrays.sort(sorted)
-    val step = math.max(1, sources.size / SourceSample)
+  /** The share of (source row, target key) pairs `b` accepts, over at most [[SourceSample]] evenly spaced sources. */
+  private def share(b: RangeBinding, sources: Array[AnyRef], sorted: Array[Long], ranges: RangeValues): Double = {
+    val step = math.max(1, sources.length / SourceSample)
     var accepted = 0.0
     var pairs = 0.0
     var i = 0
-    while (i < sources.size) {
-      val x = ranges.value(b.source, b.sourceAttr, sources(i).row)
+    while (i < sources.length) {
+      val x = ranges.value(b.source, b.sourceAttr, sources(i))
       val (lo, hi) = (b.low(x), b.high(x))
       if (lo <= hi) accepted += firstAbove(sorted, hi) - firstAtLeast(sorted, lo)
       pairs += sorted.length

@@ -42,30 +42,42 @@ final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, 
       slice.add(r)
     }
     val rows = (0 until slice.size).map(slice.get)
-    val stats = SliceStatistics.of(rows, codec.n, codec.plan.hashed, access.bindings, codec.rangeValues(always = true),
-      exhausted = !merger.hasNext)
-    val outcome = recheck.decide(stats, partitions)
-    logInfo(s"W-join partition $partition, run-time access check on ${rows.size} rows: " +
-      outcome.describe(recheck.names, recheck.planned))
-    val plan = if (!outcome.changed) codec.plan
-      else access.copy(paths = outcome.decision.paths, orders = outcome.decision.orders, tau = outcome.decision.tau)
-        .enginePlan(windows, algorithm, codec.plan.hashed)
+    val exhausted = !merger.hasNext
+    val outcome = if (exhausted && rows.size < PartitionAccessCheck.MinRows) None else {
+      val stats = SliceStatistics.of(rows, codec.n, codec.plan.hashed, access.bindings, codec.rangeValues(always = true),
+        exhausted)
+      val decided = recheck.decide(stats, partitions)
+      logInfo(s"W-join partition $partition, run-time access check on ${rows.size} rows: " +
+        decided.describe(recheck.names, recheck.planned))
+      Some(decided)
+    }
+    val changed = outcome.exists(_.changed)
+    val plan = if (!changed) codec.plan
+      else outcome.map(o => access.copy(paths = o.decision.paths, orders = o.decision.orders, tau = o.decision.tau))
+        .get.enginePlan(windows, algorithm, codec.plan.hashed)
     val feed = rows.iterator.map { r =>
       account.rowOut(account.rowBytes(r.row) + account.keyBytes(r.key))
       r
     } ++ merger
-    PartitionAccessCheck.Checked(plan, if (outcome.changed) codec.withPlan(plan) else codec, feed, outcome)
+    PartitionAccessCheck.Checked(plan, if (changed) codec.withPlan(plan) else codec, feed, outcome)
   }
 }
 
 object PartitionAccessCheck {
+  /**
+   * A partition whose whole input is fewer rows is not checked: its join is done in less time
+   * than the check takes (many small time bands, or hash partitions of a small input).
+   */
+  val MinRows = 1024
+
   /**
    * What a partition's engine is built with.
    *
    * @param plan    the engine plan (the planned one when nothing changed)
    * @param codec   the row codec of that plan (its residual is placed along the plan's probe orders)
    * @param feed    the slice's rows, then the rest of the merged inputs
-   * @param outcome the decision and what the slice showed
+   * @param outcome the decision and what the slice showed; None for a partition too small to check
    */
-  final case class Checked(plan: EnginePlan, codec: RowCodec, feed: Iterator[EngineRow], outcome: AccessRecheck.Outcome)
+  final case class Checked(plan: EnginePlan, codec: RowCodec, feed: Iterator[EngineRow],
+      outcome: Option[AccessRecheck.Outcome])
 }

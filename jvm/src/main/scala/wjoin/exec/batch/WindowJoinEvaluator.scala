@@ -50,9 +50,9 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
     val started = System.nanoTime()
     val checked = check.map(_(partitionIndex, merger, codec, memory.account(-1)))
-    checked.foreach { c =>
+    checked.flatMap(_.outcome).foreach { o =>
       metrics.numCheckedPartitions.foreach(_ += 1)
-      if (c.outcome.changed) metrics.numRechosenPartitions.foreach(_ += 1)
+      if (o.changed) metrics.numRechosenPartitions.foreach(_ += 1)
     }
     val plan = checked.fold(codec.plan)(_.plan)
     val planCodec = checked.fold(codec)(_.codec)
