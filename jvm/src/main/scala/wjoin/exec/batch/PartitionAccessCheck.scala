@@ -35,6 +35,7 @@ final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, 
    * `account` holds the slice's rows until they are offered.
    */
   def apply(partition: Int, merger: InputMerger, codec: RowCodec, account: WindowAccount): PartitionAccessCheck.Checked = {
+    val started = System.nanoTime()
     val slice = new java.util.ArrayList[EngineRow](math.min(recheck.sliceRows, 1 << 16))
     while (slice.size < recheck.sliceRows && merger.hasNext) {
       val r = merger.next()
@@ -43,11 +44,16 @@ final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, 
     }
     val rows = (0 until slice.size).map(slice.get)
     val exhausted = !merger.hasNext
+    val read = System.nanoTime()
     val outcome = if (exhausted && rows.size < PartitionAccessCheck.MinRows) None else {
       val stats = SliceStatistics.of(rows, codec.n, codec.plan.hashed, access.bindings, codec.rangeValues(always = true),
         exhausted)
+      val measuredAt = System.nanoTime()
       val decided = recheck.decide(stats, partitions)
-      logInfo(s"W-join partition $partition, run-time access check on ${rows.size} rows: " +
+      val decidedAt = System.nanoTime()
+      logInfo(f"W-join partition $partition, run-time access check on ${rows.size} rows " +
+        f"(read in ${(read - started) / 1e6}%.1f ms, measured in ${(measuredAt - read) / 1e6}%.2f ms, " +
+        f"decided in ${(decidedAt - measuredAt) / 1e6}%.2f ms): " +
         decided.describe(recheck.names, recheck.planned))
       Some(decided)
     }
