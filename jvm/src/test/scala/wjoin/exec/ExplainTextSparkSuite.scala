@@ -77,13 +77,17 @@ class ExplainTextSparkSuite extends AnyFunSuite with SharedSparkSession with Ada
       "numEvictedRows", "numComparisons", "peakBufferedRows", "joinTime")
     // Key equalities stay in the residual unless every input is hashed (the planner may scan small inputs).
     val evals = if (keyed.residual.nonEmpty) Set("numPredicateEvals") else Set.empty[String]
-    assert(keyed.metrics.keySet == always ++ evals, keyed.metrics.keySet)
+    // The run-time check declares its two only where a partition has something to choose.
+    val checks = Set("numCheckedPartitions", "numRechosenPartitions")
+    assert(keyed.metrics.keySet == always ++ evals ++ (if (keyed.access.recheck.isDefined) checks else Nil),
+      keyed.metrics.keySet)
     val banded = withConf(WJoinConf.TimeBandsKey -> "4", WJoinConf.SmallInputBytesKey -> "-1") {
       execOf(WJoin("A" -> numbered("A"), "B" -> numbered("B")).time("t").window("5")
         .on(abs(col("A.x") - col("B.x")) <= 1.0).toDF)
     }
     assert(banded.banded)
-    assert(banded.metrics.keySet == always ++ Set("numTimeBands", "numReplicatedRows", "numForeignCombinations",
-      "numPredicateEvals"), banded.metrics.keySet)
+    assert(banded.access.recheck.isDefined, "a band between two inputs may take a scan or a tree in each partition")
+    assert(banded.metrics.keySet == always ++ checks ++ Set("numTimeBands", "numReplicatedRows",
+      "numForeignCombinations", "numPredicateEvals"), banded.metrics.keySet)
   }
 }
