@@ -4,7 +4,7 @@ package batch
 import org.apache.spark.internal.Logging
 
 import wjoin.core.cost.{AccessRecheck, SliceStatistics}
-import wjoin.core.window.WindowAccount
+import wjoin.core.window.WindowMemory
 import wjoin.core.{Algorithm, EnginePlan, EngineRow}
 import wjoin.exec.codec.RowCodec
 import wjoin.plan.logical.WindowSpec
@@ -31,15 +31,18 @@ final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, 
     algorithm: Algorithm, partitions: Int) extends Serializable with Logging {
 
   /**
-   * Reads the slice from `merger`, decides, and returns what the engine is built with;
-   * `account` holds the slice's rows until they are offered.
+   * Reads the slice from `merger`, decides, and returns what the engine is built with; the
+   * slice's rows are charged to `memory` (an account per input, so a refusal names one) until
+   * they are offered.
    */
-  def apply(partition: Int, merger: InputMerger, codec: RowCodec, account: WindowAccount): PartitionAccessCheck.Checked = {
+  def apply(partition: Int, merger: InputMerger, codec: RowCodec, memory: WindowMemory): PartitionAccessCheck.Checked = {
+    val accounts = Array.tabulate(codec.n)(memory.account(_))
+    def bytes(r: EngineRow): Long = accounts(r.input).rowBytes(r.row) + accounts(r.input).keyBytes(r.key)
     val started = System.nanoTime()
     val slice = new java.util.ArrayList[EngineRow](math.min(recheck.sliceRows, 1 << 16))
     while (slice.size < recheck.sliceRows && merger.hasNext) {
       val r = merger.next()
-      account.rowIn(account.rowBytes(r.row) + account.keyBytes(r.key))
+      accounts(r.input).rowIn(bytes(r))
       slice.add(r)
     }
     val rows = (0 until slice.size).map(slice.get)
@@ -62,7 +65,7 @@ final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, 
       else outcome.map(o => access.copy(paths = o.decision.paths, orders = o.decision.orders, tau = o.decision.tau))
         .get.enginePlan(windows, algorithm, codec.plan.hashed)
     val feed = rows.iterator.map { r =>
-      account.rowOut(account.rowBytes(r.row) + account.keyBytes(r.key))
+      accounts(r.input).rowOut(bytes(r))
       r
     } ++ merger
     PartitionAccessCheck.Checked(plan, if (changed) codec.withPlan(plan) else codec, feed, outcome)

@@ -49,7 +49,7 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     val memory = TaskWindowMemory(names.getOrElse(WindowNames.numbered(codec.n)))
     val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
     val started = System.nanoTime()
-    val checked = check.map(_(partitionIndex, merger, codec, memory.account(-1)))
+    val checked = check.map(_(partitionIndex, merger, codec, memory))
     checked.flatMap(_.outcome).foreach { o =>
       metrics.numCheckedPartitions.foreach(_ += 1)
       if (o.changed) metrics.numRechosenPartitions.foreach(_ += 1)
