@@ -1,27 +1,34 @@
-"""The workload matrix: spark-wjoin vs Spark's built-in joins on workloads outside our own
-benchmarks, one factor at a time around a base workload of each join-attribute kind.
+"""The workload matrix: spark-wjoin vs its peers — Spark's built-in joins, DuckDB and Polars
+(peers.py) — one factor at a time around a base workload of each join-attribute kind.
 
-Kinds (the join attribute):
+Kinds (the join attribute; rows of the heat map):
   key        an int key shared by all inputs (`on="k"`), every pair within the window
   long       no key; a band on a long attribute: abs(A.x - B.x) <= 2000 between neighbours
   double     no key; a band on a double attribute uniform over [0, 1000): abs(A.x - B.x) <= 2.0
   timestamp  no key; a band on a second timestamp: B.y BETWEEN A.y - 2 s AND A.y + 2 s
   udf        the int key plus a Python UDF over two inputs (A.v < B.v)
-Variations (columns of the heat map): the base cell, then one axis changed: key cardinality
-(keyed kinds), per-input rates 1:10:100, window 10 ms and 60 s of event time, N = 2 and 5,
-input size small and large. Where a variation would make the output explode, the cell's
-window is narrowed and the cell says so (`window` column).
+  key+long, key+double, key+timestamp   the int key (10 values; `keys 1/3/20` cells: 1, 3, 20
+             values) plus that kind's band between neighbours, on the band kinds' inputs
+Variations (columns): the base cell, then one axis changed: key cardinality (keyed kinds),
+per-input rates 1:10:100, window 10 ms and 60 s of event time, N = 2 and 5, input size small
+and large. Where a variation would make the output explode, the cell's window is narrowed and
+the cell says so (`window` column).
 
-Each cell: the same cached inputs; both plans counted once (the counts must agree), one
-warm-up each, then `--repeats` alternating timed runs writing every output column to Spark's
-noop sink (a built-in plan whose count took 30 s or more: its count is the warm-up and it is
-timed once; one slower than --builtin-cap, 45 s, is cancelled and the cell records the cap as a
-lower bound, without a count to compare); medians, input rows/s and the ratio built-in / wjoin are printed and appended as
-JSON lines to --out. `--cold` also measures, per kind's base cell, the first run of each plan in
-a fresh session (a new process). `--plot` turns the JSON lines into the heat map PNG.
+Each cell: the same cached inputs, collected once to Arrow for DuckDB and Polars (untimed);
+every plan counted once (the counts must agree: a peer's differing count is printed loudly and
+recorded as `<peer>_agrees: false`), one warm-up each (a peer's warm-up is its count), then
+`--repeats` alternating timed runs: the Spark plans write every output column to the noop
+sink, the peers materialize the same columns in memory (peers.py says how). A plan whose count
+took 30 s or more is timed once; one slower than --builtin-cap (45 s) is stopped (Spark: job
+group cancelled, DuckDB: interrupted, Polars: its worker killed) and the cell records the cap as
+a lower bound, without a count to compare. Medians, input rows/s, the ratio built-in / wjoin
+(`ratio`) and the ratio best peer / wjoin (`best_ratio`, `best_peer`: the fastest of builtin,
+duckdb, polars) are printed and appended as JSON lines to --out. `--cold` also measures, per
+kind's base cell, the first run of each Spark plan in a fresh session (a new process). `--plot`
+draws the heat map of best_ratio (older files without peers: the built-in ratio).
 
+    .venv/bin/python -m pip install -r benchmarks/requirements.txt  # duckdb, polars, matplotlib
     .venv/bin/python benchmarks/bench_matrix.py --out benchmarks/.data/matrix.jsonl --cold
-    .venv/bin/python -m pip install -r benchmarks/requirements.txt     # matplotlib, for --plot
     .venv/bin/python benchmarks/bench_matrix.py --plot benchmarks/.data/matrix.jsonl docs/img/matrix.png
     .venv/bin/python benchmarks/bench_matrix.py --only double:base --repeats 3     # one cell
     .venv/bin/python benchmarks/bench_matrix.py --only "key:size 10k" --conf spark.wjoin.smallInputBytes=-1
@@ -43,8 +50,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import BooleanType
 
 from common import median, say, session, timed
+from peers import Peers, Spec
 
-KINDS = ("key", "long", "double", "timestamp", "udf")
+KINDS = ("key", "long", "double", "timestamp", "udf", "key+long", "key+double", "key+timestamp")
 BANDS = {"long": "abs({a}.x - {b}.x) <= 2000", "double": "abs({a}.x - {b}.x) <= 2.0",
          "timestamp": "{b}.y BETWEEN {a}.y - INTERVAL 2 SECONDS AND {a}.y + INTERVAL 2 SECONDS"}
 SLOW_BUILTIN_S = 30.0
@@ -66,6 +74,18 @@ class Cell:
     def name(self) -> str:
         return f"{self.kind}:{self.variation}"
 
+    @property
+    def keyed(self) -> bool:
+        return self.kind in ("key", "udf") or self.kind.startswith("key+")
+
+    @property
+    def band(self):
+        """The band's attribute type (long, double, timestamp), or None."""
+        return self.kind.split("+")[-1] if self.kind.split("+")[-1] in BANDS else None
+
+    def spec(self) -> Spec:
+        return Spec(self.n, int(self.window * 1e6), self.keyed, self.band, self.kind == "udf")
+
     def rows_of(self, i: int) -> int:
         return max(1, int(self.rows * self.rates[i] / max(self.rates)))
 
@@ -75,14 +95,10 @@ class Cell:
         per = 1.0
         for i in range(1, self.n):
             in_window = 2 * self.window * self.rate * self.rates[i] / max(self.rates)
-            if self.kind in ("key", "udf"):
+            if self.keyed:
                 in_window /= self.keys
-            elif self.kind == "double":
-                in_window *= 4.0 / 1000
-            elif self.kind == "long":
-                in_window *= 4000 / 1e6
-            else:
-                in_window *= 4.0 / 1000
+            if self.band:
+                in_window *= 4.0 / 1000     # every band: 2 x 2 / 1000, 2 x 2000 / 1e6, 2 x 2 s / 1000 s
             per *= max(in_window, 1e-9)
         return self.rows * per
 
@@ -90,12 +106,13 @@ class Cell:
 def cells() -> list[Cell]:
     out = []
     for kind in KINDS:
-        keyed = kind in ("key", "udf")
+        keyed, few = kind in ("key", "udf"), kind.startswith("key+")   # few: key of 1-20 values + band
         base = Cell(kind, "base", rows=150_000 if kind == "key" else 50_000 if keyed else 20_000,
-                    rate=1000.0 if keyed else 400.0)
+                    rate=1000.0 if keyed else 400.0, keys=10 if few else 500)
         variations = [base,
                       replace(base, variation="keys 10") if keyed else None,
                       replace(base, variation="keys 100k", keys=100_000) if keyed else None,
+                      *([replace(base, variation=f"keys {k}", keys=k) for k in (1, 3, 20)] if few else []),
                       replace(base, variation="rates 1:10:100", rates=(1, 10, 100)),
                       replace(base, variation="window 10 ms", window=0.01),
                       # 60 s at a lower density (more keys, or a slower rate without a key)
@@ -125,6 +142,7 @@ def cells() -> list[Cell]:
 def inputs(spark, cell: Cell) -> list:
     """Cached inputs generated in Spark (no driver-side lists): ts at `rate x share` rows/s with
     uniform jitter, key uniform over `keys`, x / y the band attributes, v a payload."""
+    long_x = cell.band == "long"
     dfs = []
     for i in range(cell.n):
         rate = cell.rate * cell.rates[i] / max(cell.rates)
@@ -132,8 +150,7 @@ def inputs(spark, cell: Cell) -> list:
         df = (spark.range(cell.rows_of(i)).select(
             F.timestamp_micros(((F.col("id") + F.rand(seed)) / rate * 1e6).cast("long")).alias("ts"),
             (F.rand(seed + 1) * cell.keys).cast("int").alias("k"),
-            (F.rand(seed + 2) * (1e6 if cell.kind == "long" else 1000.0)).cast(
-                "long" if cell.kind == "long" else "double").alias("x"),
+            (F.rand(seed + 2) * (1e6 if long_x else 1000.0)).cast("long" if long_x else "double").alias("x"),
             F.timestamp_micros((F.rand(seed + 3) * 1e9).cast("long")).alias("y"),
             F.rand(seed + 4).alias("v"))
             .repartition(2).cache())
@@ -148,16 +165,16 @@ def _names(n):
 
 def _columns(cell: Cell, key):
     """Every output column; with the key in `on` it appears once, as DataFrame.join does."""
-    per_input = ("ts", "x", "v") if cell.kind in ("key", "udf") else ("ts", "k", "x", "v")
-    key = [key] if cell.kind in ("key", "udf") else []
+    per_input = ("ts", "x", "v") if cell.keyed else ("ts", "k", "x", "v")
+    key = [key] if cell.keyed else []
     return key + [F.col(f"{n}.{c}") for n in _names(cell.n) for c in per_input]
 
 
 def ours(dfs, cell: Cell):
     names = _names(cell.n)
-    on = ["k"] if cell.kind in ("key", "udf") else []
-    if cell.kind in BANDS:
-        on += [F.expr(BANDS[cell.kind].format(a=a, b=b)) for a, b in zip(names, names[1:])]
+    on = ["k"] if cell.keyed else []
+    if cell.band:
+        on += [F.expr(BANDS[cell.band].format(a=a, b=b)) for a, b in zip(names, names[1:])]
     if cell.kind == "udf":
         on.append(_less(F.col("A.v"), F.col("B.v")))
     joined = dfs[0].wjoin(*dfs[1:], on=on, time="ts", window=f"{int(cell.window * 1e6)} microseconds")
@@ -173,10 +190,10 @@ def builtin(dfs, cell: Cell):
     for i in range(1, cell.n):
         me, prev = names[i], names[i - 1]
         conds = [F.col(f"{me}.ts").between(F.col(f"{o}.ts") - w, F.col(f"{o}.ts") + w) for o in names[:i]]
-        if cell.kind in ("key", "udf"):
+        if cell.keyed:
             conds.append(F.col(f"{names[0]}.k") == F.col(f"{me}.k"))
-        if cell.kind in BANDS:
-            conds.append(F.expr(BANDS[cell.kind].format(a=prev, b=me)))
+        if cell.band:
+            conds.append(F.expr(BANDS[cell.band].format(a=prev, b=me)))
         if cell.kind == "udf" and i == 1:
             conds.append(_less(F.col("A.v"), F.col("B.v")))
         joined = joined.join(aliased[i], reduce(lambda a, b: a & b, conds), "inner")
@@ -210,6 +227,7 @@ def capped(spark, action, cap: float):
 
 def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
     dfs = inputs(spark, cell)
+    tables = [df.toArrow() for df in dfs]     # the peers' copy of the same rows, untimed
     total_in = sum(cell.rows_of(i) for i in range(cell.n))
     counts = [0, None]
     timed(lambda: counts.__setitem__(0, ours(dfs, cell).count()))
@@ -218,6 +236,8 @@ def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
     # it and no count to compare. One that takes SLOW_BUILTIN_S or more to count is warm after
     # its count (JIT and code generation are a small part of it) and is timed once.
     slow = builtin_count_s is None or builtin_count_s >= SLOW_BUILTIN_S
+    peers = Peers(cell.spec(), tables, cap, SLOW_BUILTIN_S)   # their warm-ups, same cap and rule
+    del tables
     noop(ours(dfs, cell))
     if not slow:
         noop(builtin(dfs, cell))
@@ -227,14 +247,20 @@ def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
         if builtin_count_s is not None and (not slow or i == 0):
             t = capped(spark, lambda: noop(builtin(dfs, cell)), 2 * cap)
             t_builtin.append(t if t is not None else 2 * cap)
+        peers.run(i, 2 * cap)
     for df in dfs:
         df.unpersist()
     mo = median(t_ours)
     mb = median(t_builtin) if t_builtin else cap
+    times, extra = peers.finish(counts[0], lambda rows, name: say(
+        f"!!! COUNTS DIFFER in {cell.name}: {name} {rows:,} rows, wjoin {counts[0]:,} rows !!!"))
+    times["builtin"] = (mb, not t_builtin)
+    best = min(times, key=lambda k: times[k])   # the fastest median; a capped one as its lower bound
     return dict(asdict(cell), name=cell.name, input_rows=total_in, wjoin_results=counts[0],
                 builtin_results=counts[1], wjoin_s=mo, builtin_s=mb, builtin_capped=not t_builtin,
                 wjoin_rows_per_s=total_in / mo, builtin_rows_per_s=total_in / mb, ratio=mb / mo,
-                runs_wjoin=t_ours, runs_builtin=t_builtin)
+                runs_wjoin=t_ours, runs_builtin=t_builtin, **extra, best_peer=best,
+                best_peer_s=times[best][0], best_capped=times[best][1], best_ratio=times[best][0] / mo)
 
 
 def cold(cell: Cell, plan: str, conf=(), cap: float = 45.0) -> dict:
@@ -255,36 +281,58 @@ def cold(cell: Cell, plan: str, conf=(), cap: float = 45.0) -> dict:
     return dict(name=cell.name, plan=plan, first_s=runs[0], warm_s=median(runs[1:]), cold_ratio=runs[0] / median(runs[1:]))
 
 
+def _peer(r: dict, name: str) -> str:
+    if f"{name}_s" not in r:
+        return f"{name} failed ({r.get(f'{name}_error', '?')})" if f"{name}_error" in r else ""
+    at_least = ">=" if r.get(f"{name}_capped") else ""
+    results = r.get(f"{name}_results")
+    agree = ("" if r.get(f"{name}_capped") or results == r["wjoin_results"]
+             else f" COUNT DIFFERS: {results}" if results is not None else "")
+    plan = f" [{r[name + '_plan']}]" if r.get(f"{name}_plan") else ""
+    return f"{name} {at_least}{r[name + '_s']:.2f} s{plan}{agree}"
+
+
 def line(r: dict) -> str:
     agree = ("  built-in cancelled after the cap: counts not compared" if r.get("builtin_capped")
              else "" if r["wjoin_results"] == r["builtin_results"] else "  COUNTS DIFFER")
     at_least = ">=" if r.get("builtin_capped") else "  "
+    best = (f"  best peer {r['best_peer']}: {'>=' if r['best_capped'] else ''}{r['best_ratio']:.1f}x"
+            if "best_peer" in r else "")
     return (f"{r['name']:<26} N={r['n']} rows={r['input_rows']:>9,} window={r['window']:g}s "
             f"results={r['wjoin_results']:>11,}  wjoin {r['wjoin_s']:7.2f} s ({r['wjoin_rows_per_s']:>11,.0f}/s)  "
-            f"built-in {at_least}{r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  ratio {at_least}{r['ratio']:6.1f}x{agree}")
+            f"built-in {at_least}{r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  ratio {at_least}{r['ratio']:6.1f}x{agree}"
+            + "".join(f"  {_peer(r, n)}" for n in ("duckdb", "polars") if _peer(r, n)) + best)
 
 
 def plot(source: str, target: str):
+    """The heat map of the best peer's time / the W-join's time per cell (older files, measured
+    before the peers: the built-in join is the only peer)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
     rows = [json.loads(s) for s in open(source) if s.strip() and '"ratio"' in s]
-    variations = list(dict.fromkeys(r["variation"] for r in rows))
-    grid = np.full((len(KINDS), len(variations)), np.nan)
-    capped = np.zeros(grid.shape, dtype=bool)
+    kinds = [k for k in KINDS if any(r["kind"] == k for r in rows)]
+    order = list(dict.fromkeys(c.variation for c in cells()))   # the matrix's column order
+    variations = sorted(dict.fromkeys(r["variation"] for r in rows), key=lambda v: (v not in order, order.index(v) if v in order else 0))
+    grid = np.full((len(kinds), len(variations)), np.nan)
+    labels = {}
     for r in rows:
-        grid[KINDS.index(r["kind"]), variations.index(r["variation"])] = r["ratio"]
-        capped[KINDS.index(r["kind"]), variations.index(r["variation"])] = r.get("builtin_capped", False)
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.2 * len(variations) + 2), 0.7 * len(KINDS) + 1.8))
-    image = ax.imshow(np.log10(grid), cmap="RdYlGn", vmin=-1, vmax=2, aspect="auto")
-    for (i, j), value in np.ndenumerate(grid):
-        if not np.isnan(value):
-            ax.text(j, i, (">=" if capped[i, j] else "") + f"{value:.1f}x", ha="center", va="center", fontsize=8)
+        i, j = kinds.index(r["kind"]), variations.index(r["variation"])
+        grid[i, j] = r.get("best_ratio", r["ratio"])
+        at_least = ">=" if r.get("best_capped", r.get("builtin_capped", False)) else ""
+        labels[i, j] = f"{at_least}{grid[i, j]:.1f}x\n{r.get('best_peer', 'builtin')}"
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.15 * len(variations) + 2.5), 0.75 * len(kinds) + 2.2))
+    norm = matplotlib.colors.TwoSlopeNorm(vmin=-1, vcenter=0, vmax=2)   # parity (1x) is the neutral yellow
+    image = ax.imshow(np.log10(grid), cmap="RdYlGn", norm=norm, aspect="auto")
+    for (i, j), text in labels.items():
+        dark = not -0.6 < np.log10(grid[i, j]) < 1.4
+        ax.text(j, i, text, ha="center", va="center", fontsize=7.5, linespacing=1.1, color="white" if dark else "black")
     ax.set_xticks(range(len(variations)), variations, rotation=35, ha="right")
-    ax.set_yticks(range(len(KINDS)), KINDS)
-    ax.set_title("Spark built-in time / wjoin time (green: wjoin faster; red: slower;\n"
-                 ">=: the built-in join was cancelled at the cap, a lower bound)")
+    ax.set_yticks(range(len(kinds)), kinds)
+    peers = "builtin: Spark's join, duckdb, polars" if any("best_peer" in r for r in rows) else "Spark's built-in join only"
+    ax.set_title(f"fastest peer's time / wjoin time, and which peer ({peers})\n"
+                 "green: wjoin faster; red: slower; >=: every peer stopped at the cap, a lower bound", fontsize=9)
     fig.colorbar(image, ax=ax, label="log10 ratio")
     fig.tight_layout()
     fig.savefig(target, dpi=110)
@@ -318,7 +366,8 @@ def main():
         f"after one warm-up each; every output column to the noop sink" + "".join(f"; {k}={v}" for k, v in conf))
     with open(args.out, "a") as out:
         for cell in chosen:
-            r = dict(measure(spark, cell, args.repeats, args.builtin_cap), conf=dict(conf))
+            r = dict(measure(spark, cell, args.repeats, args.builtin_cap), conf=dict(conf),
+                     load=round(os.getloadavg()[0], 1))   # the 1-minute load average at the cell's end
             say(line(r))
             out.write(json.dumps(r) + "\n")
             out.flush()
