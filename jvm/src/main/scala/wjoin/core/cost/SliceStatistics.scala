@@ -24,20 +24,22 @@ import wjoin.core.{EngineRow, RangeBinding, RangeValues}
  *
  * @param rows        per input, rows in the slice
  * @param span        time units the slice covers (>= 1)
- * @param distinct    per input, distinct keys among its rows (0 for an unhashed plan)
+ * @param distinct    per input, distinct keys among `keyed` of its rows (0 for an unhashed plan)
+ * @param keyed       per input, the rows whose keys were counted (evenly spaced, at most
+ *                    [[SliceStatistics.KeySample]])
  * @param selectivity per range binding (the plan's numbering), the share of (source, target)
  *                    row pairs of the slice it accepts; NaN where either side had no rows
  * @param exhausted   the slice is the partition's whole input
  */
-final case class SliceStatistics(rows: Seq[Long], span: Double, distinct: Seq[Long], selectivity: Seq[Double],
-    exhausted: Boolean) {
+final case class SliceStatistics(rows: Seq[Long], span: Double, distinct: Seq[Long], keyed: Seq[Long],
+    selectivity: Seq[Double], exhausted: Boolean) {
   def total: Long = rows.sum
 
   /**
    * The inputs' statistics as the cost model takes them: rate from the slice; rows of the
    * partition: the slice's when it is the whole input, else at least twice the slice's (the
    * planned share `plannedRows` when larger); distinct keys: those seen, scaled up only where
-   * the slice hardly repeats them (d > k / 2 of k rows: as if unseen rows were as varied);
+   * the sample hardly repeats them (d > s / 2 of s rows: as if unseen rows were as varied);
    * a band's domain: its width over the share of pairs it accepted. An input with no row in
    * the slice keeps its planned figures (`planned`).
    */
@@ -47,8 +49,8 @@ final case class SliceStatistics(rows: Seq[Long], span: Double, distinct: Seq[Lo
       if (k == 0 && !exhausted) planned(j)
       else {
         val n = if (exhausted) k else math.max(2 * k, plannedRows(j))
-        val keys = distinct(j).toDouble
-        val v = if (keys <= 0) 1.0 else if (2 * keys <= k) keys else keys * n / k
+        val (keys, counted) = (distinct(j).toDouble, math.max(1.0, keyed(j).toDouble))
+        val v = if (keys <= 0) 1.0 else if (2 * keys <= counted) keys else keys * n / counted
         val domains = bindings.indices.filter(b => bindings(b).target == j && bindings(b).bounded &&
           !selectivity(b).isNaN).map(b => bindings(b).targetAttr -> bindings(b).width / selectivity(b))
         val widths = planned(j).rangeWidths ++ domains.groupBy(_._1).map { case (a, ds) => a -> ds.map(_._2).min }
@@ -72,6 +74,8 @@ object SliceStatistics {
    */
   val SourceSample = 256
   val TargetSample = 1024
+  /** Rows of each input whose keys are counted (evenly spaced). */
+  val KeySample = 1024
 
   /**
    * The statistics of `slice` (rows in arrival order) for a plan of `n` inputs; `ranges`
@@ -81,14 +85,12 @@ object SliceStatistics {
   def of(slice: IndexedSeq[EngineRow], n: Int, hashed: Boolean, bindings: Seq[RangeBinding], ranges: RangeValues,
       exhausted: Boolean): SliceStatistics = {
     val rows = new Array[Int](n)
-    val keys = Array.fill(n)(if (hashed) new java.util.HashSet[AnyRef]() else null)
     var first = Long.MaxValue
     var last = Long.MinValue
     var i = 0
     while (i < slice.size) {
       val r = slice(i)
       rows(r.input) += 1
-      if (hashed && r.key != null) keys(r.input).add(r.key)
       if (r.time < first) first = r.time
       if (r.time > last) last = r.time
       i += 1
@@ -106,6 +108,14 @@ object SliceStatistics {
       java.util.Arrays.sort(ks)
       ks
     })
+    // distinct keys among evenly spaced rows of each input
+    val keyed = Array.tabulate(n)(j => if (!hashed) Array.emptyIntArray else of(j).indices.by(math.max(1,
+      of(j).length / KeySample)).map(of(j)).toArray)
+    val distinct = keyed.map { ps =>
+      val seen = new java.util.HashSet[AnyRef]()
+      ps.foreach { p => val k = slice(p).key; if (k != null) seen.add(k) }
+      seen.size.toLong
+    }
     val span = if (slice.isEmpty) 1.0 else math.max(1.0, last.toDouble - first.toDouble + 1)
     val selectivity = bindings.map { b =>
       if (of(b.source).isEmpty || of(b.target).isEmpty) Double.NaN
@@ -115,8 +125,8 @@ object SliceStatistics {
           keysOf(b.target, b.targetAttr), ranges)
       }
     }
-    SliceStatistics(rows.map(_.toLong).toSeq, span, keys.map(k => if (k == null) 0L else k.size.toLong).toSeq,
-      selectivity, exhausted)
+    SliceStatistics(rows.map(_.toLong).toSeq, span, distinct.toSeq, keyed.map(_.length.toLong).toSeq, selectivity,
+      exhausted)
   }
 
   /** The share of (source row, target key) pairs `b` accepts. */
