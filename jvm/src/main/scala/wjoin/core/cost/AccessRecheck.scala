@@ -11,9 +11,8 @@ import wjoin.core.RangeBinding
  * {{{
  *   driver:    AccessPlanner.plan(estimated stats) ──> planned paths + orders   (EXPLAIN)
  *   partition: first `sliceRows` merged rows ──> SliceStatistics ──> measured stats, selectivities
- *              fresh = plan(measured)              kept = plan(measured, paths forced to the planned ones)
- *              fresh.paths != planned.paths and cost(fresh) < Gain x cost(kept)  ──> fresh
- *              else ──> kept (the planned paths, probe orders from the measured selectivities)
+ *              fresh = plan(measured)     kept = the planned paths and orders, costed under the measured figures
+ *              cost(fresh) < Gain x cost(kept)  ──> fresh, else the plan stands
  *   then the engine is built with the decision and offered the slice, then the rest
  * }}}
  *
@@ -65,11 +64,11 @@ final case class AccessRecheck(names: Seq[String], horizon: Seq[Long], keyed: Bo
    * exhaust).
    */
   def decide(slice: SliceStatistics, partitions: Int): AccessRecheck.Outcome = {
+    if (slice.total == 0) return AccessRecheck.Outcome(planned, pathsChanged = false, ordersChanged = false, graph,
+      "no rows", planned.cost)
     val share = stats.map(_.rows / math.max(1, partitions))
     val measured = slice.stats(stats, share, bindings)
     val g = remeasured(slice, measured)
-    if (slice.total == 0) return AccessRecheck.Outcome(planned, pathsChanged = false, ordersChanged = false, graph,
-      "no rows", planned.cost)
     def solve(req: AccessRequest, orders: Option[Seq[Seq[Int]]]) = AccessPlanner.plan(names, horizon, keyed, bindings,
       measured, req, scanOnly, tau, forwardUpper = forwardUpper, graph = Some(g), bucketed = bucketed, fixedOrders = orders)
     val fresh = solve(request, None)

@@ -58,7 +58,7 @@ final case class SliceStatistics(rows: Seq[Long], span: Double, distinct: Seq[Lo
       }
     }
 
-  /** "A 4096 rows ~12 keys, B ..., band B<-A 0.0031" for logs and EXPLAIN. */
+  /** "A 1365 rows 461 keys, B ..., A-B 0.0031" (each band's share once) for the task's log. */
   def describe(names: Seq[String], bindings: Seq[RangeBinding]): String = {
     val inputs = rows.indices.map(j => s"${names(j)} ${rows(j)} rows" + (if (distinct(j) > 0) s" ${distinct(j)} keys" else ""))
     val bands = bindings.indices.filter(b => !selectivity(b).isNaN && b % 2 == 0)
@@ -82,7 +82,7 @@ object SliceStatistics {
    * reads the bindings' attributes of a row as stored (every binding's, whatever the planned
    * paths index); `hashed`: rows carry keys.
    */
-  def of(slice: IndexedSeq[EngineRow], n: Int, hashed: Boolean, bindings: Seq[RangeBinding], ranges: RangeValues,
+  def of(slice: scala.collection.IndexedSeq[EngineRow], n: Int, hashed: Boolean, bindings: Seq[RangeBinding], ranges: RangeValues,
       exhausted: Boolean): SliceStatistics = {
     val rows = new Array[Int](n)
     var first = Long.MaxValue

@@ -39,13 +39,12 @@ final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, 
     val accounts = Array.tabulate(codec.n)(memory.account(_))
     def bytes(r: EngineRow): Long = accounts(r.input).rowBytes(r.row) + accounts(r.input).keyBytes(r.key)
     val started = System.nanoTime()
-    val slice = new java.util.ArrayList[EngineRow](math.min(recheck.sliceRows, 1 << 16))
-    while (slice.size < recheck.sliceRows && merger.hasNext) {
+    val rows = new scala.collection.mutable.ArrayBuffer[EngineRow](math.min(recheck.sliceRows, 1 << 16))
+    while (rows.size < recheck.sliceRows && merger.hasNext) {
       val r = merger.next()
       accounts(r.input).rowIn(bytes(r))
-      slice.add(r)
+      rows += r
     }
-    val rows = (0 until slice.size).map(slice.get)
     val exhausted = !merger.hasNext
     val read = System.nanoTime()
     val outcome = if (exhausted && rows.size < PartitionAccessCheck.MinRows) None else {
@@ -60,15 +59,13 @@ final class PartitionAccessCheck(recheck: AccessRecheck, access: PlannedAccess, 
         decided.describe(recheck.names, recheck.planned))
       Some(decided)
     }
-    val changed = outcome.exists(_.changed)
-    val plan = if (!changed) codec.plan
-      else outcome.map(o => access.copy(paths = o.decision.paths, orders = o.decision.orders, tau = o.decision.tau))
-        .get.enginePlan(windows, algorithm, codec.plan.hashed)
+    val plan = outcome.filter(_.changed).map(o => access.copy(paths = o.decision.paths, orders = o.decision.orders,
+      tau = o.decision.tau).enginePlan(windows, algorithm, codec.plan.hashed))
     val feed = rows.iterator.map { r =>
       accounts(r.input).rowOut(bytes(r))
       r
     } ++ merger
-    PartitionAccessCheck.Checked(plan, if (changed) codec.withPlan(plan) else codec, feed, outcome)
+    PartitionAccessCheck.Checked(plan.getOrElse(codec.plan), plan.fold(codec)(codec.withPlan), feed, outcome)
   }
 }
 

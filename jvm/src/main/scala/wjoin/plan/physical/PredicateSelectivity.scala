@@ -53,22 +53,22 @@ object PredicateSelectivity {
           else if (ranges.conjuncts.exists(_ eq c)) "band" else "residual"
         val sampled = if (!c.deterministic || refs.exists(i => samples(i).isEmpty)) None
           else sample(c, refs.map(children(_).output), refs.map(i => samples(i).get))
-        val (sel, source) = sampled.map(_ -> "sample").getOrElse(estimate(c, kind, refs, ranges, stats, keyed))
         // two bindings per recognised band, the forward one first
         val binding = if (kind != "band") -1 else Some(2 * ranges.conjuncts.indexWhere(_ eq c))
           .filter(ranges.bindings.indices.contains).getOrElse(-1)
+        val (sel, source) = sampled.map(_ -> "sample").getOrElse(estimate(c, kind, refs, binding, ranges, stats, keyed))
         Some(PredicateGraph.Edge(refs, math.min(1.0, math.max(sel, 1e-12)), kind, source, binding))
       }
     }
     PredicateGraph(n, edges)
   }
 
-  private def estimate(c: Expression, kind: String, refs: Seq[Int], ranges: RangePredicates, stats: Seq[InputStats],
-      keyed: Boolean): (Double, String) = kind match {
+  /** `binding`: a band's forward binding among `ranges.bindings`, -1 if none. */
+  private def estimate(c: Expression, kind: String, refs: Seq[Int], binding: Int, ranges: RangePredicates,
+      stats: Seq[InputStats], keyed: Boolean): (Double, String) = kind match {
     case "key" if keyed => (1.0 / refs.map(stats(_).distinct).max, "stats")
     case "band" =>
-      // two bindings per recognised band, the forward one first
-      ranges.bindings.lift(2 * ranges.conjuncts.indexWhere(_ eq c)) match {
+      ranges.bindings.lift(binding) match {
         case Some(b) if !b.bounded => (1.0 / 3, "assumed")
         case Some(b) => stats(b.target).rangeWidths.get(b.targetAttr).filter(_ > 0)
           .map(domain => (math.min(1.0, b.width / domain), "stats")).getOrElse((1.0 / 1000, "assumed"))
