@@ -234,11 +234,28 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
    * already imply the m-j bounds: that is Mode 2 with no per-row window tests; with a uniform
    * window nothing is ever narrowed.
    */
-  val refine: Array[Array[Boolean]] = Array.tabulate(n) { o =>
+  val refine: Array[Array[Boolean]] = narrowings(cutAtOrigin = forward)
+
+  /**
+   * Per origin, per depth: is the probed input's slice fixed by the origin alone (no earlier
+   * member narrows it)? Forward evaluation then finds that slice once per origin.
+   */
+  val fixedSlice: Array[Array[Boolean]] = fixedSlices(refine)
+
+  /**
+   * [[refine]] and [[fixedSlice]] for periods not cut at the origin ([[PeriodShape.fromOrigin]]
+   * false): every bound narrows, since the forward shortcut relies on the origin being the
+   * oldest member. The same arrays for backward evaluation, built on first use otherwise (the
+   * broadcast probe, [[BroadcastProbe]], uses any plan's uncut).
+   */
+  lazy val refineUncut: Array[Array[Boolean]] = if (forward) narrowings(cutAtOrigin = false) else refine
+  lazy val fixedSliceUncut: Array[Array[Boolean]] = if (forward) fixedSlices(refineUncut) else fixedSlice
+
+  private def narrowings(cutAtOrigin: Boolean): Array[Array[Boolean]] = Array.tabulate(n) { o =>
     Array.tabulate(n * n) { mj =>
       val (m, j) = (mj / n, mj % n)
       if (m == j || m == o || j == o) false
-      else if (!forward) true
+      else if (!cutAtOrigin) true
       else {
         val loOf = (x: Int) => math.max(0L, -periods.upper(o, x))
         val hiOf = (x: Int) => periods.upper(x, o)
@@ -249,13 +266,9 @@ class EnginePlan(val matrix: WindowMatrix, val algorithm: Algorithm, val hashed:
     }
   }
 
-  /**
-   * Per origin, per depth: is the probed input's slice fixed by the origin alone (no earlier
-   * member narrows it)? Forward evaluation then finds that slice once per origin.
-   */
-  val fixedSlice: Array[Array[Boolean]] = Array.tabulate(n) { o =>
+  private def fixedSlices(narrowing: Array[Array[Boolean]]): Array[Array[Boolean]] = Array.tabulate(n) { o =>
     val order = probeOrder(o)
-    Array.tabulate(n - 1)(d => (0 until d).forall(k => !refine(o)(order(k) * n + order(d))))
+    Array.tabulate(n - 1)(d => (0 until d).forall(k => !narrowing(o)(order(k) * n + order(d))))
   }
 
   def describe(names: Seq[String]): String =

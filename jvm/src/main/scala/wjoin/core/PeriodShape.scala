@@ -9,6 +9,7 @@ package wjoin.core
  *   BatchBackward      [.., t]: the origin is the newest member   from the start, IsIn, stop past the end
  *   StreamingBackward  uncut (older members may arrive later)     from the period's first row (seek)
  *   Forward            [t, ..]: the origin is the oldest member   slices by binary search (Mode 2)
+ *   Broadcast          uncut: the windows hold whole inputs       slices by binary search
  * }}}
  *
  * @param fromOrigin  periods start at the origin's time (forward: the origin is the oldest member)
@@ -29,6 +30,12 @@ object PeriodShape {
   case object StreamingBackward extends PeriodShape(fromOrigin = false, untilOrigin = false, sliced = false, seek = true)
   /** MW-join: the trigger is the oldest member, Mode 2 slices (Hammad et al. Fig. 6). */
   case object Forward extends PeriodShape(fromOrigin = true, untilOrigin = false, sliced = true, seek = false)
+
+  /**
+   * The broadcast W-join ([[BroadcastProbe]]): the origin is a row of the streamed input, in no
+   * time order, and the other windows hold their whole (broadcast) input, members on both sides.
+   */
+  case object Broadcast extends PeriodShape(fromOrigin = false, untilOrigin = false, sliced = true, seek = false)
 
   /** The backward shape of `mode`. */
   def backward(mode: EngineMode): PeriodShape = if (mode == EngineMode.Batch) BatchBackward else StreamingBackward

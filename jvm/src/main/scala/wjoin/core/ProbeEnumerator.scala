@@ -22,7 +22,8 @@ import wjoin.core.window.{InputWindow, RangeProbedWindow, TimeSortedBuffer}
  *   [t - P(o, j), t + P(j, o)]   cut to [.., t] (`untilOrigin`) or to [t, ..] (`fromOrigin`)
  * }}}
  * and a member of input m bound at time t_m narrows each later input j where
- * `plan.refine(o)(m, j)` holds to [t_m - P(m, j), t_m + P(j, m)] (Hammad et al. Figs. 2-5).
+ * `plan.refine(o)(m, j)` holds to [t_m - P(m, j), t_m + P(j, m)] (Hammad et al. Figs. 2-5);
+ * periods not cut at the origin narrow on every bound (`plan.refineUncut`).
  *
  * Candidates per depth, by access path and `sliced`:
  *  - scan / hash window, `sliced` (forward, Mode 2): the slice [lowerBound(lo), upperBound(hi))
@@ -62,6 +63,9 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   private val last = n - 2
   private val c = Array.tabulate(n * n)(ij => plan.periods.upper(ij / n, ij % n))
   private val indexed = plan.indexed
+  // A period cut at the origin may skip narrowings the cut implies (forward); an uncut one needs all.
+  private val narrowings = if (fromOrigin) plan.refine else plan.refineUncut
+  private val fixedSlices = if (fromOrigin) plan.fixedSlice else plan.fixedSliceUncut
   private val filterAt = Array.tabulate(n * n)(od => od % n < n - 1 && filter.activeAt(od / n, od % n))
 
   /** The current combination, indexed by input; valid after `next` returned true. */
@@ -104,8 +108,8 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
     origin = o
     originKey = key
     order = plan.probeOrder(o)
-    narrowing = plan.refine(o)
-    fixed = plan.fixedSlice(o)
+    narrowing = narrowings(o)
+    fixed = fixedSlices(o)
     tuple(o) = if (counts != null) counts.bind(o, row) else row
     times(o) = t
     var j = 0

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.ExplainUtils
 
 import wjoin.core.WindowMatrix
-import wjoin.exec.batch.WindowJoinExec
+import wjoin.exec.batch.{BroadcastWindowJoinExec, WindowJoinExec}
 import wjoin.exec.streaming.StreamingWindowJoinExec
 
 /**
@@ -162,6 +162,8 @@ object ExplainText {
         s.stateInfo.map(i => s"operator=${i.operatorId}, partitions=${i.numPartitions}").getOrElse("no state (not running)")
     case b: WindowJoinExec =>
       s"WindowJoin ${algorithmText(b)}, ${joinDescription(b)}, partitioning=${b.partitioningText}"
+    case b: BroadcastWindowJoinExec =>
+      s"BroadcastWindowJoin ${algorithmText(b)}, ${joinDescription(b)}, partitioning=${b.partitioningText}"
     case other => s"${other.nodeName} ${joinDescription(other)}"
   }
 }

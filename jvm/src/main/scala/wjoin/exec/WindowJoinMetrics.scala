@@ -41,7 +41,8 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numOutputRows: SQLMetric = all(OutputRows.key)
   val numInputRows: SQLMetric = all(InputRows.key)
   val numNullRows: SQLMetric = all(NullRows.key)
-  val numEvictedRows: SQLMetric = all(EvictedRows.key)
+  /** Every plan but the broadcast one, whose windows never evict. */
+  val numEvictedRows: SQLMetric = all.getOrElse(EvictedRows.key, null)
   val numComparisons: SQLMetric = all(Comparisons.key)
   /** Per input, numInputRows<i>. */
   val numInputRowsOf: IndexedSeq[SQLMetric] = (0 until n).map(i => all(inputRowsMetric(i)))
@@ -60,6 +61,9 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   /** Batch with a run-time access check: partitions that made it, and those whose paths or orders it changed. */
   val numCheckedPartitions: Option[SQLMetric] = opt(CheckedPartitions)
   val numRechosenPartitions: Option[SQLMetric] = opt(RechosenPartitions)
+  /** Broadcast plan: the broadcast inputs indexed (once per executor and run), and the time it took. */
+  val numBroadcastBuilds: Option[SQLMetric] = opt(BroadcastBuilds)
+  val broadcastBuildTime: Option[SQLMetric] = all.get(BroadcastBuildTime.key)
   // Streaming only.
   val numRowsDroppedByWatermark: Option[SQLMetric] = all.get("numRowsDroppedByWatermark")
   val numUpdatedStateRows: Option[SQLMetric] = all.get("numUpdatedStateRows")
@@ -94,7 +98,7 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
     val sources = Seq[(Option[SQLMetric], () => Long)](
       Some(numOutputRows) -> (() => output.rowsOut),
       Some(numNullRows) -> (() => input.nullRows),
-      Some(numEvictedRows) -> (() => s.evicted),
+      Option(numEvictedRows) -> (() => s.evicted),
       Some(numComparisons) -> (() => s.comparisons),
       numPredicateEvals -> (() => s.predicateEvals),
       numRefineRejections -> (() => s.refineRejections),
@@ -104,6 +108,25 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
       (if (banded) numForeignCombinations else None) -> (() => output.foreign),
       numRowsDroppedByWatermark -> (() => input.lateRows),
       peakBufferedRows -> (() => s.peakBuffered)) ++ inputs
+    val declared = sources.collect { case (Some(m), read) => (m, read) }
+    new Publisher(declared.map(_._1).toArray, declared.map(_._2).toArray)
+  }
+
+  /**
+   * A broadcast W-join task's publisher ([[batch.BroadcastWindowJoinEvaluator]]): its probes'
+   * counters and its streamed rows (`streamed`: that input); the broadcast inputs' rows are
+   * counted once, on the driver.
+   */
+  def streamedPublisher(s: JoinStats, rows: batch.StreamedRows, streamed: Int): Publisher = {
+    val sources = Seq[(Option[SQLMetric], () => Long)](
+      Some(numOutputRows) -> (() => rows.rowsOut),
+      Some(numInputRows) -> (() => rows.rowsRead),
+      Some(numInputRowsOf(streamed)) -> (() => rows.offered),
+      Some(numNullRows) -> (() => rows.nullRows),
+      Some(numComparisons) -> (() => s.comparisons),
+      numPredicateEvals -> (() => s.predicateEvals),
+      numRefineRejections -> (() => s.refineRejections),
+      numExcludedCombinations -> (() => s.excluded))
     val declared = sources.collect { case (Some(m), read) => (m, read) }
     new Publisher(declared.map(_._1).toArray, declared.map(_._2).toArray)
   }
@@ -154,6 +177,8 @@ object WindowJoinMetrics {
   val CheckedPartitions = Declared("numCheckedPartitions", "partitions that checked their access paths at run time")
   val RechosenPartitions = Declared("numRechosenPartitions",
     "partitions that re-chose access paths or probe orders at run time")
+  val BroadcastBuilds = Declared("numBroadcastBuilds", "broadcast inputs indexed (once per executor)")
+  val BroadcastBuildTime = Declared("broadcastBuildTime", "time to index the broadcast inputs")
   val RestoredStateRows = Declared("numRestoredStateRows",
     "state rows read back from the state store to rebuild an engine (0 while engines are kept in memory)")
 
@@ -170,10 +195,12 @@ object WindowJoinMetrics {
    * @param refined       GCA / LCA periods looser than the windows (refinement rejections)
    * @param residual      a residual condition the engine evaluates (predicate evaluations)
    * @param rechecked     batch: partitions check their access paths at run time (checked and re-chosen partitions)
+   * @param broadcast     batch, broadcast plan: windows built once per executor, never evicted
+   *                      (builds and their time; no evictions, no buffered peak)
    */
   final case class MetricPlan(names: Seq[String], streaming: Boolean, hashed: Boolean, anchored: Boolean,
       banded: Boolean, bidirectional: Boolean, limits: Boolean, refined: Boolean, residual: Boolean,
-      rechecked: Boolean = false)
+      rechecked: Boolean = false, broadcast: Boolean = false)
 
   /**
    * The counters `plan` declares, besides the timing joinTime (batch) and Spark's state metrics
@@ -183,9 +210,11 @@ object WindowJoinMetrics {
     import plan._
     def when(c: Boolean)(ms: Declared*): Seq[Declared] = if (c) ms else Nil
     val perInput = names.indices.map(i => Declared(inputRowsMetric(i), s"input rows of ${names(i)}"))
-    when(!streaming)(OutputRows) ++ Seq(InputRows, NullRows, EvictedRows, Comparisons) ++ perInput ++
+    when(!streaming)(OutputRows) ++ Seq(InputRows, NullRows) ++ when(!broadcast)(EvictedRows) ++ Seq(Comparisons) ++
+      perInput ++
       when(residual)(PredicateEvals) ++ when(refined)(RefineRejections) ++ when(limits)(ShedRows, ShedProbes) ++
-      when(bidirectional)(ExcludedCombinations) ++ when(!streaming)(PeakBufferedRows) ++
+      when(bidirectional)(ExcludedCombinations) ++ when(!streaming && !broadcast)(PeakBufferedRows) ++
+      when(broadcast)(BroadcastBuilds) ++
       when(banded)(TimeBands, ReplicatedRows, ForeignCombinations) ++
       when(!streaming && rechecked)(CheckedPartitions, RechosenPartitions) ++
       when(streaming)(RestoredStateRows) ++ when(streaming && anchored)(UndecidedAnchorRows) ++
@@ -197,7 +226,9 @@ object WindowJoinMetrics {
   /** The batch node's metrics map. */
   def batchMetrics(sc: SparkContext, plan: MetricPlan): Map[String, SQLMetric] =
     (declared(plan).map(m => m.key -> SQLMetrics.createMetric(sc, m.description)) :+
-      (JoinTime.key -> SQLMetrics.createNanoTimingMetric(sc, JoinTime.description))).toMap
+      (JoinTime.key -> SQLMetrics.createNanoTimingMetric(sc, JoinTime.description))).toMap ++
+      (if (plan.broadcast) Map(BroadcastBuildTime.key -> SQLMetrics.createNanoTimingMetric(sc, BroadcastBuildTime.description))
+        else Map.empty)
 
   /**
    * The streaming node's own metrics, added by Spark's `StateStoreWriter` to its state

@@ -131,6 +131,23 @@ final class RowCodec(
     }
   }
 
+  /**
+   * The stored form of an input row without a copy: valid until the next call (a broadcast
+   * W-join's streamed row, whose combinations are all emitted before the next row is read).
+   */
+  def storedView(i: Int): InternalRow => UnsafeRow = {
+    if (storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)) {
+      val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
+      (row: InternalRow) => row match {
+        case u: UnsafeRow => u
+        case r => toUnsafe(r)
+      }
+    } else {
+      val project = UnsafeProjection.create(storedAttributes(i), inputAttributes(i))
+      (row: InternalRow) => project(row)
+    }
+  }
+
   /** The depth of `origin`'s probe order at which all of a conjunct's inputs are bound. */
   private def depthOf(origin: Int, conjunct: Expression): Int = {
     val inputs = (0 until n).filter(i => conjunct.references.exists(a => inputAttributes(i).exists(_.exprId == a.exprId)))

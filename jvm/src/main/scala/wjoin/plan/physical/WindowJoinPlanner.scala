@@ -24,6 +24,7 @@ import wjoin.plan.logical.WindowSpec
  *              ──InputStatistics / StreamingStatistics──> per-input statistics
  *              ──AccessPlanner──────────> paths, probe orders, tau, costs
  *              ──InputSize──────────────> one task without a shuffle (batch, small inputs)
+ *              ──BroadcastPlan──────────> all but the largest input broadcast (batch, small enough)
  *              ──WJoinConf.timeBands────> time bands (batch, no shared key)
  *   = JoinChoice  ──> WindowJoinExec / StreamingWindowJoinExec (WindowJoinStrategy)
  *                 ──> the EXPLAIN COST suffix of the logical node
@@ -38,8 +39,9 @@ import wjoin.plan.logical.WindowSpec
  *  - residual: every conjunct, minus the key equalities when every input is hashed (the
  *    buckets then guarantee them);
  *  - partitioning: batch, one task without a shuffle when the inputs are small
- *    ([[InputSize]], [[WJoinConf.SmallInputBytes]]); hash on the keys when there are keys and
- *    no ROWS window; else, batch,
+ *    ([[InputSize]], [[WJoinConf.SmallInputBytes]]); batch, every input but the largest
+ *    broadcast when they are small enough ([[BroadcastPlan]]); hash on the keys when there are
+ *    keys and no ROWS window; else, batch,
  *    event-time bands when the window matrix bounds every input's reach and
  *    [[WJoinConf.timeBands]] > 1; streaming, band cells when band predicates reach every
  *    input from the first ([[StreamPartitioning]]; the cell is then the key the join is
@@ -101,11 +103,15 @@ object WindowJoinPlanner {
    * @param shed      with resource limits: each partition's budgets ([[ShedPlanning]])
    * @param inputSize batch: the inputs' estimated size against [[WJoinConf.SmallInputBytes]]
    *                  (None: the setting is -1); small inputs run in one task, no shuffle
+   * @param broadcast batch: every input but the largest broadcast, the largest streamed
+   *                  without a shuffle ([[BroadcastPlan]])
    */
   final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression],
-      access: PlannedAccess, timeBands: Int = 1, shed: Option[ShedPlan] = None, inputSize: Option[InputSize] = None) {
+      access: PlannedAccess, timeBands: Int = 1, shed: Option[ShedPlan] = None, inputSize: Option[InputSize] = None,
+      broadcast: Option[BroadcastPlan] = None) {
     assert(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
     assert(!(singleTask && timeBands > 1), s"a single-task W-join has no time bands, got $timeBands")
+    assert(!(broadcast.isDefined && (singleTask || timeBands > 1)), "a broadcast W-join is neither one task nor banded")
     /** Batch with small inputs: one task reads every input, no shuffle ([[InputSize]]). */
     def singleTask: Boolean = inputSize.exists(_.small)
     /** Rows are put into per-key buckets: a key exists and the algorithm is not NLW-join. */
@@ -236,6 +242,9 @@ object WindowJoinPlanner {
    *  - Small inputs ([[InputSize]]: Spark's size estimates sum to at most
    *    [[WJoinConf.SmallInputBytes]]): one task reads every input without a shuffle. It is
    *    planned as one shuffle partition, so resource limits budget the whole input.
+   *  - Else every input but the largest broadcast, when they are small enough and the W-join
+   *    allows it ([[BroadcastPlan]]): the largest input streams without a shuffle. Its access
+   *    paths are the planned ones (no run-time check: no partition holds a slice of every input).
    *  - Else without a shared key, when the matrix bounds every input's reach
    *    ([[TimeBands.applicable]]) and no ROWS window counts over the whole input, rows are split
    *    into at most [[WJoinConf.timeBands]] bands.
@@ -246,6 +255,9 @@ object WindowJoinPlanner {
     val sliceRows = WJoinConf.accessCheckRows(conf)
     if (size.exists(_.small)) return choose(w, partitions = 1, sliceRows = sliceRows).copy(inputSize = size)
     val choice = choose(w, partitions = conf.numShufflePartitions, sliceRows = sliceRows)
+    val broadcast = BroadcastPlan.of(w, choice.access, conf)
+    if (broadcast.isDefined)
+      return choice.copy(access = choice.access.copy(recheck = None), inputSize = size, broadcast = broadcast)
     val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) WJoinConf.timeBands(conf) else 1
     choice.copy(timeBands = if (w.windows.counted) 1 else bands, inputSize = size)
   }

@@ -14,7 +14,7 @@ import org.apache.spark.sql.types.LongType
 import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.errors.WJoinErrors
-import wjoin.exec.batch.WindowJoinExec
+import wjoin.exec.batch.{BroadcastWindowJoinExec, WindowJoinExec}
 import wjoin.exec.streaming.BandCellsExec
 import wjoin.exec.streaming.StreamingWindowJoinExec
 import wjoin.plan.logical.WindowJoin
@@ -59,11 +59,14 @@ object WindowJoinStrategy extends SparkStrategy with Logging {
    * A batch W-join as [[WindowJoinPlanner.batch]] decides. Small inputs are read by one task:
    * each child under a narrow `Coalesce 1` (no shuffle: the task reads all of the child's
    * partitions), which satisfies the node's one-partition requirement without an Exchange.
+   * A broadcast plan is its own node, whose broadcast children Spark puts under a
+   * `BroadcastExchange`.
    */
   private def planBatch(w: WindowJoin): SparkPlan = {
     val choice = WindowJoinPlanner.batch(w)
     val children = w.children.map(planLater)
-    WindowJoinExec.of(w, choice, if (choice.singleTask) children.map(CoalesceExec(1, _)) else children)
+    if (choice.broadcast.isDefined) BroadcastWindowJoinExec.of(w, choice, children)
+    else WindowJoinExec.of(w, choice, if (choice.singleTask) children.map(CoalesceExec(1, _)) else children)
   }
 
   private def planStreaming(w: WindowJoin): SparkPlan = {

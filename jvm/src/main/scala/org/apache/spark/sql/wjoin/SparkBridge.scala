@@ -111,4 +111,15 @@ object SparkBridge {
    * unloads a provider once its query run stopped or its partition moved to another executor.
    */
   def stateStoreLoaded(id: StateStoreProviderId): Boolean = StateStore.isLoaded(id)
+
+  /**
+   * Whether this JVM's block manager still holds broadcast `id` (its value, or the pieces the
+   * driver wrote): Spark removes them everywhere once the driver's cleaner found the broadcast
+   * unreachable, or when it is destroyed. No `SparkEnv` (core tests): true.
+   */
+  def broadcastHeld(id: Long): Boolean = Option(org.apache.spark.SparkEnv.get).forall { env =>
+    val bm = env.blockManager
+    bm.getStatus(org.apache.spark.storage.BroadcastBlockId(id)).isDefined ||
+      bm.getStatus(org.apache.spark.storage.BroadcastBlockId(id, "piece0")).isDefined
+  }
 }

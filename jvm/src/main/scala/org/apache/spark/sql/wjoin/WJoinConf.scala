@@ -60,6 +60,23 @@ object WJoinConf {
       "the single-task plan")
     .createWithDefaultString("10MB")
 
+  /** Key of [[BroadcastBytes]]. */
+  val BroadcastBytesKey = "spark.wjoin.broadcastBytes"
+
+  /**
+   * A batch inner W-join broadcasts every input but the largest when their estimated sizes sum
+   * to at most this many bytes (`wjoin.plan.physical.BroadcastPlan`); -1 never does. Unset:
+   * Spark's `spark.sql.autoBroadcastJoinThreshold`, so one setting turns off Spark's broadcasts
+   * and ours.
+   */
+  val BroadcastBytes: ConfigEntry[Long] = SQLConf.buildConf(BroadcastBytesKey)
+    .doc("A batch inner W-join broadcasts every input but the largest when their estimated sizes (Spark's " +
+      "plan statistics) sum to at most this many bytes: the largest input is read where it is, without a " +
+      "shuffle, and each executor indexes the broadcast inputs once for all its tasks. -1 disables it. " +
+      "Unset: spark.sql.autoBroadcastJoinThreshold.")
+    .version("0.1.0")
+    .fallbackConf(SQLConf.AUTO_BROADCASTJOIN_THRESHOLD)
+
   /** Key of [[AccessCheckRows]]. */
   val AccessCheckRowsKey = "spark.wjoin.accessCheckRows"
 
@@ -166,6 +183,9 @@ object WJoinConf {
    * IllegalArgumentException naming the key and the value.
    */
   def smallInputBytes(conf: SQLConf): Option[Long] = Some(conf.getConf(SmallInputBytes)).filter(_ >= 0)
+
+  /** [[BroadcastBytes]] of `conf` (else Spark's broadcast threshold), None when negative (disabled). */
+  def broadcastBytes(conf: SQLConf): Option[Long] = Some(conf.getConf(BroadcastBytes)).filter(_ >= 0)
 
   /** [[AccessCheckRows]] of `conf` (0: off). */
   def accessCheckRows(conf: SQLConf): Int = conf.getConf(AccessCheckRows)

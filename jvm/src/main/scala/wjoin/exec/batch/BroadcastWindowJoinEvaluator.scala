@@ -1,0 +1,137 @@
+package wjoin.exec
+package batch
+
+import org.apache.spark.TaskContext
+import org.apache.spark.broadcast.Broadcast
+import org.apache.spark.sql.catalyst.InternalRow
+
+import wjoin.core.{BroadcastProbe, BroadcastWindows}
+import wjoin.exec.codec.RowCodec
+
+/**
+ * Runs one partition of a broadcast W-join ([[BroadcastWindowJoinExec]]): the broadcast
+ * inputs' windows come from the executor's [[BroadcastWindowCache]] (built by the first task
+ * of the run on this executor, shared read-only by the others), and each row of the streamed
+ * input, in the order its partition gives them, is an origin of a [[BroadcastProbe]].
+ *
+ * {{{
+ *   broadcasts ──(once per executor)──> BroadcastWindows ─────────────┐ shared, read-only
+ *   streamed partition ── StreamedRows: NULL time / key -> nullRows ── probe ──> output rows
+ * }}}
+ *
+ * @param codec      rows of the inputs: time, key, stored form, residual, output
+ * @param metrics    the exec node's metrics
+ * @param streamed   the streamed input
+ * @param broadcasts the broadcast inputs' rows, by input
+ * @param run        this run of the plan (one `doExecute`): what the executors' windows are kept under
+ * @param names      the inputs and windows an error about the windows' memory names
+ */
+class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, streamed: Int,
+    broadcasts: Seq[(Int, Broadcast[Array[InternalRow]])], run: String, names: WindowNames) extends Serializable {
+
+  def eval(partitionIndex: Int, rows: Iterator[InternalRow]): Iterator[InternalRow] = {
+    val started = System.nanoTime()
+    val (shared, built) = BroadcastWindowCache.windows(run, broadcasts.map(_._2.id), () => build())
+    if (built) {
+      metrics.numBroadcastBuilds.foreach(_ += 1)
+      metrics.broadcastBuildTime.foreach(_ += System.nanoTime() - started)
+    }
+    val combined = codec.combinedRow()
+    val probe = new BroadcastProbe(codec.plan, shared, codec.tupleFilter(partitionIndex, combined), codec.rangeValues())
+    val out = new StreamedRows(rows, probe, codec, streamed, codec.outputWriter(combined))
+    val publisher = metrics.streamedPublisher(probe.stats, out, streamed)
+    out.onProgress = () => publisher.publish()
+    out.onComplete = () => {
+      publisher.publish()
+      metrics.joinTime.foreach(_ += System.nanoTime() - started)
+    }
+    Option(TaskContext.get()).foreach(_.addTaskCompletionListener[Unit](_ => out.finish()))
+    out
+  }
+
+  /**
+   * The broadcast inputs' windows, charged to the running task's memory: each input's rows
+   * that can join (time and, in a hashed plan, key not NULL) in time order.
+   */
+  private def build(): BroadcastWindows = {
+    val windows = new BroadcastWindows(codec.plan, streamed, codec.rangeValues(), TaskWindowMemory(names))
+    for ((i, broadcast) <- broadcasts) {
+      val rows = broadcast.value
+      val time = codec.time(i)
+      val timeOf = time.reader
+      val keyOf = codec.keyReader(i)
+      val store = codec.storer(i)
+      val joinable = rows.filter(r => !time.isNull(r) && !(codec.plan.hashed && keyOf(r) == null))
+      val times = joinable.map(timeOf)
+      val order = joinable.indices.sortBy(times)
+      order.foreach(k => windows.add(i, times(k), keyOf(joinable(k)), store(joinable(k))))
+    }
+    windows
+  }
+}
+
+/**
+ * The output of one streamed partition: each row read, unless its time (or, hashed, its key)
+ * is NULL, opens the probe's combinations, which come out one at a time. `onProgress` runs
+ * every [[PartitionDriver.ProgressRows]] rows out, `onComplete` once, after the last one or
+ * when [[finish]] is called first.
+ *
+ * @param rows     the streamed partition
+ * @param probe    the task's probe of the shared windows
+ * @param codec    time, key and stored form of the streamed rows
+ * @param streamed the streamed input
+ * @param emit     the output row of a combination
+ */
+final class StreamedRows(rows: Iterator[InternalRow], probe: BroadcastProbe, codec: RowCodec, streamed: Int,
+    emit: Array[AnyRef] => InternalRow) extends Iterator[InternalRow] {
+  private val time = codec.time(streamed)
+  private val timeOf = time.reader
+  private val keyOf = codec.keyReader(streamed)
+  private val view = codec.storedView(streamed)
+  private val hashed = codec.plan.hashed
+  private var ready = false
+  private var completed = false
+  var onProgress: () => Unit = () => ()
+  var onComplete: () => Unit = () => ()
+
+  /** Streamed rows read, of every kind. */
+  var rowsRead = 0L
+  /** Rows with a NULL time, or a NULL key in a hashed plan. */
+  var nullRows = 0L
+  /** Rows that probed. */
+  var offered = 0L
+  /** Rows output. */
+  var rowsOut = 0L
+
+  override def hasNext: Boolean = ready || advance()
+
+  override def next(): InternalRow = {
+    if (!hasNext) throw new NoSuchElementException("the broadcast W-join partition is exhausted")
+    ready = false
+    rowsOut += 1
+    if ((rowsOut & (PartitionDriver.ProgressRows - 1)) == 0) onProgress()
+    emit(probe.tuple)
+  }
+
+  /** Runs `onComplete` once. */
+  def finish(): Unit = if (!completed) { completed = true; onComplete() }
+
+  private def advance(): Boolean = {
+    while (!probe.next()) {
+      if (!rows.hasNext) { finish(); return false }
+      val r = rows.next()
+      rowsRead += 1
+      if (time.isNull(r)) nullRows += 1
+      else {
+        val key = keyOf(r)
+        if (hashed && key == null) nullRows += 1
+        else {
+          offered += 1
+          probe.start(timeOf(r), key, view(r))
+        }
+      }
+    }
+    ready = true
+    true
+  }
+}

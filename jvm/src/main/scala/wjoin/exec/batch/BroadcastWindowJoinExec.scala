@@ -1,0 +1,102 @@
+package wjoin.exec
+package batch
+
+import java.util.UUID
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical._
+import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
+import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+
+import wjoin.core.JoinHow
+import wjoin.plan.logical.WindowJoin
+import wjoin.plan.physical.{BroadcastPlan, WindowJoinPlanner}
+import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
+
+/**
+ * Physical broadcast W-join ([[BroadcastPlan]]): every input but one broadcast, the largest
+ * streamed in its own partitions. Thin: it asks Spark for the broadcasts (a
+ * `BroadcastDistribution` of each small child, which Spark satisfies with a
+ * `BroadcastExchange`, reused and adaptive like its own joins') and hands each streamed
+ * partition to a [[BroadcastWindowJoinEvaluator]].
+ *
+ * {{{
+ *   BroadcastWindowJoin
+ *     ├─ (streamed) A           no Exchange, no Sort: its partitions as they are
+ *     ├─ BroadcastExchange  <- B
+ *     └─ BroadcastExchange  <- C
+ * }}}
+ *
+ * @param timeColumns each input's event-time column
+ * @param keys        each input's hash-key expressions; empty when there is no shared key
+ * @param residual    the conjuncts the engine tests (the keys guarantee the others)
+ * @param output      the output columns: some of the children's, in input order
+ * @param planned     input names, windows, algorithm (never auto), access paths
+ * @param children    the planned inputs
+ * @param broadcast   which input streams, and the sizes behind the choice
+ */
+case class BroadcastWindowJoinExec(
+    timeColumns: Seq[Expression],
+    keys: Seq[Seq[Expression]],
+    residual: Seq[Expression],
+    output: Seq[Attribute],
+    planned: PlannedJoin,
+    children: Seq[SparkPlan],
+    broadcast: BroadcastPlan) extends BaseWindowJoinExec {
+
+  private def streamed: Int = broadcast.streamed
+
+  override def how: JoinHow = JoinHow.Inner
+
+  override protected def streaming: Boolean = false
+
+  override def requiredChildDistribution: Seq[Distribution] = children.indices.map { i =>
+    if (i == streamed) UnspecifiedDistribution else BroadcastDistribution(IdentityBroadcastMode)
+  }
+
+  override def requiredChildOrdering: Seq[Seq[SortOrder]] = children.map(_ => Nil)
+
+  override def outputPartitioning: Partitioning = UnknownPartitioning(children(streamed).outputPartitioning.numPartitions)
+
+  override def metricPlan: WindowJoinMetrics.MetricPlan = super.metricPlan.copy(broadcast = true)
+
+  override lazy val metrics: Map[String, SQLMetric] = WindowJoinMetrics.batchMetrics(sparkContext, metricPlan)
+
+  override def partitioningText: String = broadcast.describe(inputNames)
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val broadcasts = children.indices.filter(_ != streamed).map(i => i -> children(i).executeBroadcast[Array[InternalRow]]())
+    val codec = rowCodec()
+    val typed = joinMetrics
+    // The broadcast inputs' rows, counted once here (every executor indexes them again).
+    var read = 0L
+    var nulls = 0L
+    for ((i, b) <- broadcasts) {
+      val time = codec.time(i)
+      val keyOf = codec.keyReader(i)
+      val joinable = b.value.count(r => !time.isNull(r) && !(codec.plan.hashed && keyOf(r) == null))
+      read += b.value.length
+      nulls += b.value.length - joinable
+      typed.numInputRowsOf(i).set(joinable.toLong)
+    }
+    typed.numInputRows.set(read)
+    typed.numNullRows.set(nulls)
+    SQLMetrics.postDriverMetricUpdates(sparkContext, sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),
+      typed.numInputRows +: typed.numNullRows +: broadcasts.map(b => typed.numInputRowsOf(b._1)))
+    val evaluator = new BroadcastWindowJoinEvaluator(codec, typed, streamed, broadcasts, UUID.randomUUID().toString,
+      windowNames)
+    children(streamed).execute().mapPartitionsWithIndex(evaluator.eval, preservesPartitioning = false)
+  }
+
+  override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): BroadcastWindowJoinExec =
+    copy(children = newChildren)
+}
+
+object BroadcastWindowJoinExec {
+  /** The broadcast node of `w` for a planner's `choice` with a broadcast plan ([[WindowJoinPlanner.batch]]). */
+  def of(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan]): BroadcastWindowJoinExec =
+    new BroadcastWindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output, WindowJoinPlanner.planned(w, choice),
+      children, choice.broadcast.getOrElse(throw new IllegalArgumentException("the choice has no broadcast plan")))
+}

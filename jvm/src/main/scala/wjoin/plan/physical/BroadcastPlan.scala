@@ -1,0 +1,73 @@
+package wjoin.plan
+package physical
+
+import scala.util.Try
+
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.wjoin.WJoinConf
+
+import wjoin.core.JoinHow
+import wjoin.plan.logical.WindowJoin
+
+/**
+ * The broadcast plan of a batch W-join: every input but the largest is broadcast, each
+ * executor indexes them once and shares the index read-only among its tasks, and the largest
+ * input is read where it is, in its own partitions, without a shuffle or a sort
+ * ([[wjoin.core.BroadcastProbe]]). Spark's broadcast hash join, for N inputs.
+ *
+ * {{{
+ *   broadcast inputs j != s ── BroadcastExchange (collected, shipped once per executor) ──┐
+ *                                      executor: windows of every j indexed ONCE (shared) │
+ *   streamed input s (the largest) ── its own partitions, no Exchange, no Sort ── probe ──┴─> rows
+ *
+ *   taken iff  sum over j != s of stats(child_j).sizeInBytes <= spark.wjoin.broadcastBytes
+ *              (unset: spark.sql.autoBroadcastJoinThreshold; -1: never)
+ *         and  the W-join is inner, batch, without ROWS windows or resource limits,
+ *              its algorithm is auto, and no broadcast input is searched by a tree
+ * }}}
+ *
+ * Why those conditions: a combination has exactly one member of s, so any split of s finds
+ * each combination once; a ROWS window or an anchor row of a broadcast input would need rows
+ * of other partitions (see [[wjoin.core.BroadcastWindows]]); resource limits budget a shuffled
+ * partition's rates. A tree indexes a broadcast input whole, not its window: a band probe
+ * would see every row of the input whose band matches, at any time, where the sliding window
+ * shows only those of the window; hash buckets and time-sorted rings are searched by time
+ * first, so they cost a probe what a sliding window does. A requested algorithm is evaluated
+ * as requested. Like Spark, the sizes are the planner's estimates (an input Spark cannot size
+ * is never broadcast); with adaptive execution on, Spark plans the W-join again from the
+ * sizes of finished shuffle stages below it.
+ *
+ * @param streamed   the streamed input: the largest estimate (the first of equals)
+ * @param bytes      the broadcast inputs' estimated size, summed
+ * @param threshold  the setting in effect
+ * @param streamedBytes the streamed input's estimate (EXPLAIN)
+ */
+final case class BroadcastPlan(streamed: Int, bytes: BigInt, threshold: Long, streamedBytes: BigInt) {
+  /** EXPLAIN's partitioning: "broadcast B, C (1.2 MiB <= spark.wjoin.broadcastBytes 10.0 MiB), A streamed". */
+  def describe(names: Seq[String]): String =
+    s"broadcast ${names.indices.filter(_ != streamed).map(names).mkString(", ")} " +
+      s"(${WJoinConf.bytesText(bytes)} <= ${WJoinConf.BroadcastBytesKey} ${WJoinConf.bytesText(threshold)}), " +
+      s"${names(streamed)} streamed (${WJoinConf.bytesText(streamedBytes)}) without a shuffle"
+}
+
+object BroadcastPlan {
+  /**
+   * The broadcast plan of `w` planned with `access` paths (see the object comment), or None
+   * when it does not apply or the inputs are too large.
+   */
+  def of(w: WindowJoin, access: WindowJoinPlanner.PlannedAccess, conf: SQLConf): Option[BroadcastPlan] = {
+    val eligible = !w.isStreaming && w.how == JoinHow.Inner && !w.windows.counted && w.limits.isEmpty &&
+      w.algorithm.isEmpty && w.children.size >= 2
+    if (!eligible) return None
+    WJoinConf.broadcastBytes(conf).flatMap { threshold =>
+      val sizes = w.children.map(c => Try(c.stats.sizeInBytes).getOrElse(BigInt(conf.defaultSizeInBytes)))
+      val streamed = sizes.indices.maxBy(i => (sizes(i), -i))
+      val broadcast = sizes.indices.filter(_ != streamed)
+      val bytes = broadcast.map(sizes).sum
+      val searchedByTree = broadcast.exists(j => access.paths(j).indexed)
+      val unknown = broadcast.exists(j => sizes(j) >= conf.defaultSizeInBytes)
+      if (searchedByTree || unknown || bytes > threshold) None
+      else Some(BroadcastPlan(streamed, bytes, threshold, sizes(streamed)))
+    }
+  }
+}

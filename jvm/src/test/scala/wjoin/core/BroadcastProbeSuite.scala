@@ -1,0 +1,98 @@
+package wjoin.core
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import wjoin.core.cost.AccessPath
+import wjoin.core.cost.AccessPath._
+
+/**
+ * The broadcast evaluation ([[BroadcastWindows]], [[BroadcastProbe]]) against the brute-force
+ * reference: every window shape, every algorithm's plan (forward plans included: their
+ * narrowing shortcut assumes periods cut at the origin, which a broadcast probe's are not),
+ * window strategies, bidirectional exclusion, hash / scan / tree paths with bands, any input
+ * streamed, its rows probed in random order and split over several "tasks" sharing one set of
+ * windows.
+ */
+class BroadcastProbeSuite extends AnyFunSuite {
+  import EngineFixtures._
+
+  /** The combinations of `rows` with input `streamed` probed in `parts` shuffled slices. */
+  private def broadcastJoin(n: Int, rows: Seq[TRow], plan: EnginePlan, streamed: Int, sameKey: Boolean,
+      extra: Seq[TRow] => Boolean = _ => true, parts: Int = 3, seed: Long = 1L): Seq[Seq[Int]] = {
+    val shared = new BroadcastWindows(plan, streamed, TRow.ranges)
+    def keyOf(r: TRow): AnyRef = if (plan.hashed) Integer.valueOf(r.key) else null
+    EngineRunner.mergeOrder(rows).filter(_.input != streamed).foreach(r => shared.add(r.input, r.time, keyOf(r), r))
+    val probed = new scala.util.Random(seed).shuffle(rows.filter(_.input == streamed))
+    val slice = math.max(1, (probed.size + parts - 1) / parts)
+    val out = Seq.newBuilder[Seq[Int]]
+    for (part <- probed.grouped(slice)) { // one probe per "task", the windows shared
+      val probe = new BroadcastProbe(plan, shared, EngineRunner.filter(n, plan, sameKey, extra), TRow.ranges)
+      for (r <- part) {
+        probe.start(r.time, keyOf(r), r)
+        while (probe.next()) {
+          assert(plan.matrix.admits(probe.times.clone()), "a combination outside the window")
+          out += probe.tuple.toSeq.map(_.asInstanceOf[TRow].id)
+        }
+      }
+    }
+    out.result().sortBy(_.mkString(","))
+  }
+
+  test("every window shape, algorithm's plan and strategy, each input streamed: the reference's combinations") {
+    for (n <- Seq(2, 3, 4); (shape, terms) <- shapes(n); keyed <- Seq(false, true)) {
+      val matrix = WindowMatrix.close(terms, names(n))
+      val rs = rows(n, if (n == 4) 7 else 12, 30, if (keyed) 3 else 1, seed = n * 31L + shape.length)
+      val expected = ReferenceWJoin.join(n, rs, matrix, keyed)
+      for ((name, plan) <- plans(matrix, keyed); streamed <- 0 until n)
+        assert(broadcastJoin(n, rs, plan, streamed, keyed, seed = streamed) == expected,
+          s"$shape, $name, streamed ${names(n)(streamed)}")
+    }
+  }
+
+  test("a bidirectional path query: combinations of the excluded reverse direction are left out") {
+    val n = 3
+    val terms = WindowTermParser.parse("DWINDOW(A,B) = [0, 5] AND DWINDOW(B,C) = [0, 5]", names(n), integralTime = true)
+    val reverse = WindowTermParser.parse("DWINDOW(C,B) = [0, 5] AND DWINDOW(B,A) = [0, 5]", names(n), integralTime = true)
+    val matrix = WindowMatrix.close(terms, names(n))
+    val excluded = WindowMatrix.close(reverse, names(n))
+    val rs = rows(n, 14, 20, 1, seed = 5)
+    val expected = ReferenceWJoin.join(n, rs, matrix, sameKey = false).filterNot { ids =>
+      excluded.admits(ids.map(id => rs.find(_.id == id).get.time).toArray)
+    }
+    for ((name, plan) <- plans(matrix, keyed = false, exclude = Some(excluded)); streamed <- 0 until n)
+      assert(broadcastJoin(n, rs, plan, streamed, sameKey = false) == expected, s"$name, streamed $streamed")
+  }
+
+  test("hash, scan and tree paths with bands, random streams and windows (property, 150 seeded cases)") {
+    val all = Seq[AccessPath](Scan, Hash, TTree, BPlusTree, HashTTree, HashBPlusTree)
+    for (seed <- 1L to 150L) {
+      val rnd = new scala.util.Random(seed)
+      val n = 2 + rnd.nextInt(3)
+      val keyed = rnd.nextBoolean()
+      val window = rnd.nextInt(13)
+      val perInput = 1 + rnd.nextInt(10)
+      // Paths that need a key fall back to scan without one.
+      val paths = Seq.fill(n)(all(rnd.nextInt(all.size))).map(p => if (p.bucketsByKey && !keyed) Scan else p)
+      val algorithm = if (keyed && rnd.nextBoolean()) Algorithm.HW else Algorithm.MW
+      val streamed = rnd.nextInt(n)
+      // A.x within 2 of B.x along the chain of inputs.
+      val bindings = (0 until n - 1).flatMap(a => Seq(RangeBinding(a, 0, a + 1, 0, -2, 2), RangeBinding(a + 1, 0, a, 0, -2, 2)))
+      val extra = (t: Seq[TRow]) => (0 until n - 1).forall(a => math.abs(t(a).x - t(a + 1).x) <= 2)
+      val rs = rows(n, perInput, 25, if (keyed) 2 else 1, seed).map(_.copy(x = rnd.nextInt(8).toLong))
+      val plan = new EnginePlan(WindowMatrix.uniform(n, window), algorithm, hashed = keyed, paths, bindings, nodeSize = 3)
+      val expected = ReferenceWJoin.join(n, rs, plan.matrix, keyed, extra)
+      assert(broadcastJoin(n, rs, plan, streamed, keyed, extra, parts = 2, seed = seed) == expected,
+        s"seed $seed: paths ${paths.mkString(",")}, $algorithm, streamed $streamed, window $window")
+    }
+  }
+
+  test("rows of a broadcast input must come in time order; ROWS windows are refused") {
+    val plan = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false)
+    val shared = new BroadcastWindows(plan, 0, RangeValues.None)
+    shared.add(1, 10, null, TRow(1, 10, 0, 1))
+    assertThrows[AssertionError](shared.add(1, 9, null, TRow(1, 9, 0, 2)))
+    assertThrows[AssertionError](shared.add(0, 11, null, TRow(0, 11, 0, 3)))
+    val counted = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false, rowLimits = Array(3L, StreamRows.NoLimit))
+    assertThrows[AssertionError](new BroadcastWindows(counted, 0, RangeValues.None))
+  }
+}
