@@ -54,13 +54,15 @@ def test_one_task_equals_the_shuffled_plan(spark, keyed, algorithm, how):
 
 def test_unsized_and_large_inputs_are_shuffled(spark):
     listed = spark.createDataFrame([(1, 10), (1, 12), (2, 11)], "k int, t bigint")
-    plan = executed_plan(wjoin.wjoin({"A": listed, "B": frame(spark, 1)}, on="k", time="t", window=5))
-    assert "partitioning=hash(keys) (input size unknown to Spark > spark.wjoin.smallInputBytes 10.0 MiB)" in plan, plan
-    spark.conf.set(KEY, "1k")
+    spark.conf.set("spark.wjoin.broadcastBytes", "-1")  # else B is broadcast, A streamed: test_broadcast.py
     try:
+        plan = executed_plan(wjoin.wjoin({"A": listed, "B": frame(spark, 1)}, on="k", time="t", window=5))
+        spark.conf.set(KEY, "1k")
         text = executed_plan(wjoin.wjoin({"A": frame(spark, 1), "B": frame(spark, 2)}, on="k", time="t", window=5))
     finally:
         spark.conf.unset(KEY)
+        spark.conf.unset("spark.wjoin.broadcastBytes")
+    assert "partitioning=hash(keys) (input size unknown to Spark > spark.wjoin.smallInputBytes 10.0 MiB)" in plan, plan
     assert "> spark.wjoin.smallInputBytes 1024.0 B)" in text and "Exchange hashpartitioning" in text, text
 
 

@@ -4,12 +4,13 @@ import wjoin.core.window.{InputWindow, WindowMemory}
 
 /**
  * The broadcast W-join's evaluation: one input is streamed, every other input is small and
- * held whole, indexed once ([[BroadcastWindows]]) and shared read-only by every probe of an
- * executor; each row of the streamed input probes them as an origin ([[BroadcastProbe]]).
+ * held whole, each indexed once ([[BroadcastWindow]]) and shared read-only by every probe of
+ * an executor ([[BroadcastWindows]]); each row of the streamed input probes them as an origin
+ * ([[BroadcastProbe]]).
  *
  * {{{
- *   broadcast inputs j != s ──sorted by time──> BroadcastWindows: input j's window holds ALL its
- *                                               rows (hash buckets / time ring), never evicted
+ *   broadcast input j != s ──sorted by time──> BroadcastWindow j: ALL its rows (hash buckets /
+ *                                              time ring), never evicted; built independently
  *   streamed input s, any order, any partition ── row r at t ──> BroadcastProbe.start(t, key, r)
  *        periods [t - P(s, j), t + P(j, s)] (uncut: members may be older or newer than r),
  *        found by binary search in the time-sorted buckets ──> ProbeEnumerator ──> combinations
@@ -27,40 +28,55 @@ import wjoin.core.window.{InputWindow, WindowMemory}
  * Ordered indexes (T-tree / B+tree) work, but over a whole input rather than a window, so the
  * planner broadcasts only hash and scan paths.
  *
- * Threads: the windows are written by one thread while built and only read afterwards (bucket
- * lookups, binary searches, fresh range cursors), so any number of probes may share them.
+ * Threads: a window is written by one thread while built and only read afterwards (bucket
+ * lookups, binary searches, fresh range cursors), so any number of probes may share it, and
+ * the windows of different inputs may be built at the same time by different threads.
  *
  * @param plan     the engine plan (window matrix, access paths, probe orders); no ROWS windows
- * @param streamed the streamed input s, whose window stays empty
+ * @param input    the broadcast input j whose window this is
  * @param ranges   the range attributes of stored rows (indexed inputs only)
- * @param memory   the windows' account ([[WindowMemory]]; unaccounted in core tests)
+ * @param memory   the window's account ([[WindowMemory]]; unaccounted in core tests)
  */
-final class BroadcastWindows(plan: EnginePlan, val streamed: Int, ranges: RangeValues,
+final class BroadcastWindow(plan: EnginePlan, val input: Int, ranges: RangeValues,
     val memory: WindowMemory = WindowMemory.Unaccounted) {
   assert(!plan.counting, "a broadcast W-join has no ROWS windows")
-  assert(streamed >= 0 && streamed < plan.n, s"streamed input $streamed of ${plan.n}")
-  private val n = plan.n
-  private val latest = Array.fill(n)(Long.MinValue)
+  private var latest = Long.MinValue
 
-  /** Each input's window: every row of the broadcast inputs; the streamed input's is empty. */
-  val windows: Array[InputWindow] = Array.tabulate(n) { j =>
-    val attr = plan.indexAttr(j)
-    InputWindow(plan, j, row => ranges.value(j, attr, row), memory.account(j))
+  /** Every row of the input that can join, in the structure of its access path. */
+  val window: InputWindow = {
+    val attr = plan.indexAttr(input)
+    InputWindow(plan, input, row => ranges.value(input, attr, row), memory.account(input))
   }
 
-  /** Rows held, over all inputs. */
-  var rows = 0L
+  /** Rows held. */
+  def rows: Int = window.size
 
   /**
-   * Adds a row of broadcast input `input` at `time` with hash key `key` (null when unhashed):
-   * each input's rows in non-decreasing time order (the windows are time-sorted rings).
+   * Adds a row at `time` with hash key `key` (null when unhashed), in non-decreasing time
+   * order (the windows are time-sorted rings).
    */
-  def add(input: Int, time: Long, key: AnyRef, row: AnyRef): Unit = {
-    assert(input != streamed, "the streamed input is probed, not held")
-    assert(time >= latest(input), s"rows of input $input must come in time order: $time after ${latest(input)}")
-    latest(input) = time
-    windows(input).insert(key, time, row)
-    rows += 1
+  def add(time: Long, key: AnyRef, row: AnyRef): Unit = {
+    assert(time >= latest, s"rows of input $input must come in time order: $time after $latest")
+    latest = time
+    window.insert(key, time, row)
+  }
+}
+
+/**
+ * The windows a [[BroadcastProbe]] searches: every broadcast input's [[BroadcastWindow]], and
+ * an empty one for the streamed input (never probed: its rows are the origins).
+ *
+ * @param plan      the engine plan
+ * @param streamed  the streamed input s
+ * @param broadcast the window of every input but s
+ */
+final class BroadcastWindows(plan: EnginePlan, val streamed: Int, broadcast: Seq[BroadcastWindow]) {
+  assert(streamed >= 0 && streamed < plan.n, s"streamed input $streamed of ${plan.n}")
+  assert(broadcast.map(_.input).sorted == (0 until plan.n).filter(_ != streamed),
+    s"one window for each input but $streamed, got inputs ${broadcast.map(_.input).mkString(", ")}")
+
+  val windows: Array[InputWindow] = Array.tabulate(plan.n) { j =>
+    if (j == streamed) InputWindow(plan, j, _ => 0L) else broadcast.find(_.input == j).get.window
   }
 }
 

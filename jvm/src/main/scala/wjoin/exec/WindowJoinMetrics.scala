@@ -177,7 +177,7 @@ object WindowJoinMetrics {
   val CheckedPartitions = Declared("numCheckedPartitions", "partitions that checked their access paths at run time")
   val RechosenPartitions = Declared("numRechosenPartitions",
     "partitions that re-chose access paths or probe orders at run time")
-  val BroadcastBuilds = Declared("numBroadcastBuilds", "broadcast inputs indexed (once per executor)")
+  val BroadcastBuilds = Declared("numBroadcastBuilds", "broadcast inputs indexed (each once per executor)")
   val BroadcastBuildTime = Declared("broadcastBuildTime", "time to index the broadcast inputs")
   val RestoredStateRows = Declared("numRestoredStateRows",
     "state rows read back from the state store to rebuild an engine (0 while engines are kept in memory)")

@@ -19,9 +19,11 @@ class BroadcastProbeSuite extends AnyFunSuite {
   /** The combinations of `rows` with input `streamed` probed in `parts` shuffled slices. */
   private def broadcastJoin(n: Int, rows: Seq[TRow], plan: EnginePlan, streamed: Int, sameKey: Boolean,
       extra: Seq[TRow] => Boolean = _ => true, parts: Int = 3, seed: Long = 1L): Seq[Seq[Int]] = {
-    val shared = new BroadcastWindows(plan, streamed, TRow.ranges)
     def keyOf(r: TRow): AnyRef = if (plan.hashed) Integer.valueOf(r.key) else null
-    EngineRunner.mergeOrder(rows).filter(_.input != streamed).foreach(r => shared.add(r.input, r.time, keyOf(r), r))
+    val windows = (0 until n).filter(_ != streamed).map(j => new BroadcastWindow(plan, j, TRow.ranges))
+    EngineRunner.mergeOrder(rows).filter(_.input != streamed)
+      .foreach(r => windows.find(_.input == r.input).get.add(r.time, keyOf(r), r))
+    val shared = new BroadcastWindows(plan, streamed, windows.reverse) // any order of the inputs' windows
     val probed = new scala.util.Random(seed).shuffle(rows.filter(_.input == streamed))
     val slice = math.max(1, (probed.size + parts - 1) / parts)
     val out = Seq.newBuilder[Seq[Int]]
@@ -86,13 +88,14 @@ class BroadcastProbeSuite extends AnyFunSuite {
     }
   }
 
-  test("rows of a broadcast input must come in time order; ROWS windows are refused") {
+  test("rows of a broadcast input must come in time order; one window per broadcast input; ROWS windows refused") {
     val plan = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false)
-    val shared = new BroadcastWindows(plan, 0, RangeValues.None)
-    shared.add(1, 10, null, TRow(1, 10, 0, 1))
-    assertThrows[AssertionError](shared.add(1, 9, null, TRow(1, 9, 0, 2)))
-    assertThrows[AssertionError](shared.add(0, 11, null, TRow(0, 11, 0, 3)))
+    val window = new BroadcastWindow(plan, 1, RangeValues.None)
+    window.add(10, null, TRow(1, 10, 0, 1))
+    assertThrows[AssertionError](window.add(9, null, TRow(1, 9, 0, 2)))
+    assertThrows[AssertionError](new BroadcastWindows(plan, 1, Seq(window))) // the streamed input's own
+    assert(new BroadcastWindows(plan, 0, Seq(window)).windows(1).size == 1)
     val counted = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false, rowLimits = Array(3L, StreamRows.NoLimit))
-    assertThrows[AssertionError](new BroadcastWindows(counted, 0, RangeValues.None))
+    assertThrows[AssertionError](new BroadcastWindow(counted, 1, RangeValues.None))
   }
 }

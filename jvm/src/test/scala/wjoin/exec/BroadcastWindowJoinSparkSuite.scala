@@ -87,11 +87,16 @@ class BroadcastWindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession 
     val count = rows.size.toLong
     assert(rows == shuffled && count > 0)
     val exec = broadcastOf(plan).get
-    assert(exec.metrics("numBroadcastBuilds").value == 1, "six tasks, one local executor: one build")
+    assert(exec.metrics("numBroadcastBuilds").value == 1, "six tasks, one local executor, one broadcast input: one build")
     assert(exec.metrics("numInputRows1").value == 2000)
     assert(exec.metrics("numInputRows0").value == 40000)
     assert(exec.metrics("numOutputRows").value == count)
     assert(BroadcastWindowCache.size >= 1 && BroadcastWindowCache.sharedBytes > 0, "the index is storage memory")
+    // Two broadcast inputs, six tasks: each input indexed once (by the first tasks, in parallel).
+    def three = WJoin("A" -> big, "B" -> small, "C" -> small.withColumnRenamed("w", "u")).on("k").time("t").window("20").toDF
+    val (rows3, plan3) = run("10MB")(three)
+    assert(rows3 == run("-1")(three)._1 && rows3.nonEmpty)
+    assert(broadcastOf(plan3).get.metrics("numBroadcastBuilds").value == 2)
   }
 
   test("inputs over the setting, anchors, ROWS windows, limits and requested algorithms keep the shuffle") {

@@ -3,70 +3,79 @@ package batch
 
 import org.apache.spark.sql.wjoin.{KeptEngineMemory, SparkBridge}
 
-import wjoin.core.BroadcastWindows
+import wjoin.core.BroadcastWindow
 
 /**
- * The executor's indexed broadcast inputs of broadcast W-joins ([[BroadcastWindows]]), built
- * once per executor and plan run and shared read-only by its tasks, as Spark shares the hash
- * relation of a broadcast join among an executor's tasks.
+ * The executor's indexed broadcast inputs of broadcast W-joins ([[BroadcastWindow]]), each
+ * built once per executor and plan run and shared read-only by its tasks, as Spark shares the
+ * hash relation of a broadcast join among an executor's tasks.
  *
  * {{{
- *   task of run r:  windows(r, broadcastIds, build) ── built for r ──> the shared windows
- *                      │ none yet: this task builds (the others of r wait for it)
- *                      v
+ *   task of run r:  window(r, input j, broadcast, build) ── built ──> the shared window of j
+ *                      │ none yet: this task builds it (the run's others wait for it, or build
+ *                      v  another input's meanwhile: each task starts at its own input)
  *                   build() bound to this task's memory ── built ──> moved to storage memory ──> shared
  *                                                                    └─ no room: this task's alone;
  *                                                                       every later task builds its own
  * }}}
  *
- * Memory. The windows are built in a task, charged to its execution memory (refused:
- * `WJOIN_WINDOW_MEMORY_EXCEEDED`, naming the input); once built they belong to no task, so
- * their bytes move to Spark's storage memory ([[KeptEngineMemory]], where data held across
- * tasks is counted), if the pool has them free without evicting a cached block. Entries are
- * released when Spark no longer holds a broadcast of theirs on this executor (the driver's
- * cleaner removed it: the query's plan is gone) and, beyond [[MaxEntries]], oldest first.
+ * Memory. A window is built in a task, charged to its execution memory (refused:
+ * `WJOIN_WINDOW_MEMORY_EXCEEDED`, naming the input); once built it belongs to no task, so its
+ * bytes move to Spark's storage memory ([[KeptEngineMemory]], where data held across tasks is
+ * counted), if the pool has them free without evicting a cached block and all shared windows
+ * stay within [[MemoryShare]] of the memory Spark manages. Entries are released when Spark no
+ * longer holds their broadcast on this executor (the driver's cleaner removed it: the query's
+ * plan is gone) and, beyond [[MaxEntries]], least recently used first.
  */
 object BroadcastWindowCache {
   /** Built windows kept at most (a new one drops the least recently used). */
-  val MaxEntries = 8
+  val MaxEntries = 16
 
   /**
-   * One plan run's windows.
-   *
-   * @param broadcastIds the Spark broadcasts they were built from
+   * The most the shared windows may hold together: this share of the memory Spark manages on
+   * the heap. Spark cannot evict them as it evicts cached blocks, so this is what running tasks
+   * may lose to them at most (the default share of kept streaming engines).
    */
-  private final class Entry(val broadcastIds: Seq[Long]) {
-    var windows: BroadcastWindows = _
+  val MemoryShare = 0.25
+
+  /**
+   * One input's window of one plan run.
+   *
+   * @param broadcastId the Spark broadcast it was built from
+   */
+  private final class Entry(val broadcastId: Long) {
+    var window: BroadcastWindow = _
     var bytes = 0L
     /** Built, but kept by its task alone (no storage memory): later tasks build their own. */
     var unshared = false
   }
 
-  private val entries = new java.util.LinkedHashMap[String, Entry](16, 0.75f, true)
+  private val entries = new java.util.LinkedHashMap[(String, Int), Entry](16, 0.75f, true)
 
   /**
-   * The windows of plan run `run` (its broadcasts `broadcastIds`): the shared ones, or built by
-   * `build` (which binds its memory to the running task). Returns the windows and whether this
-   * call built them.
+   * The window of broadcast input `input` of plan run `run` (from broadcast `broadcastId`): the
+   * shared one, or built by `build` (which binds its memory to the running task). Returns the
+   * window and whether this call built it.
    */
-  def windows(run: String, broadcastIds: Seq[Long], build: () => BroadcastWindows): (BroadcastWindows, Boolean) = {
+  def window(run: String, input: Int, broadcastId: Long, build: () => BroadcastWindow): (BroadcastWindow, Boolean) = {
     val entry = synchronized {
       dropReleased()
-      var e = entries.get(run)
+      var e = entries.get((run, input))
       if (e == null) {
-        e = new Entry(broadcastIds)
-        entries.put(run, e)
-        while (entries.size > MaxEntries) remove(entries.keySet.iterator.next())
+        e = new Entry(broadcastId)
+        entries.put((run, input), e)
+        while (entries.size > MaxEntries) release(entries.remove(entries.keySet.iterator.next()))
       }
       e
     }
     entry.synchronized { // the run's other tasks wait for its one build
-      if (entry.windows != null) return (entry.windows, false)
+      if (entry.window != null) return (entry.window, false)
       if (!entry.unshared) {
         val built = build()
         val bytes = built.memory.unbind()
-        if (KeptEngineMemory.reserve(bytes)) synchronized {
-          entry.windows = built
+        val room = synchronized(sharedBytes + bytes <= KeptEngineMemory.cap(MemoryShare))
+        if (room && KeptEngineMemory.reserve(bytes)) synchronized {
+          entry.window = built
           entry.bytes = bytes
           if (!entries.containsValue(entry)) release(entry) // dropped while it was built
         } else {
@@ -91,17 +100,15 @@ object BroadcastWindowCache {
     entries.clear()
   }
 
-  private def remove(run: String): Unit = release(entries.remove(run))
-
   private def release(e: Entry): Unit = if (e != null && e.bytes > 0) {
     KeptEngineMemory.release(e.bytes)
     e.bytes = 0
-    e.windows = null
+    e.window = null
   }
 
-  /** Under the object's lock: entries whose broadcasts Spark removed from this executor. */
+  /** Under the object's lock: entries whose broadcast Spark removed from this executor. */
   private def dropReleased(): Unit = entries.entrySet.removeIf { e =>
-    val gone = e.getValue.windows != null && !e.getValue.broadcastIds.forall(SparkBridge.broadcastHeld)
+    val gone = e.getValue.window != null && !SparkBridge.broadcastHeld(e.getValue.broadcastId)
     if (gone) release(e.getValue)
     gone
   }

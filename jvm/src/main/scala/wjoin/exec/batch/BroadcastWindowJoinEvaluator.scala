@@ -5,14 +5,15 @@ import org.apache.spark.TaskContext
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
 
-import wjoin.core.{BroadcastProbe, BroadcastWindows}
+import wjoin.core.{BroadcastProbe, BroadcastWindow, BroadcastWindows}
 import wjoin.exec.codec.RowCodec
 
 /**
- * Runs one partition of a broadcast W-join ([[BroadcastWindowJoinExec]]): the broadcast
- * inputs' windows come from the executor's [[BroadcastWindowCache]] (built by the first task
- * of the run on this executor, shared read-only by the others), and each row of the streamed
- * input, in the order its partition gives them, is an origin of a [[BroadcastProbe]].
+ * Runs one partition of a broadcast W-join ([[BroadcastWindowJoinExec]]): each broadcast
+ * input's window comes from the executor's [[BroadcastWindowCache]] (built by one task of the
+ * run on this executor, shared read-only by the others; task p starts at input p mod the
+ * broadcast count, so the first tasks build different inputs in parallel), and each row of the
+ * streamed input, in the order its partition gives them, is an origin of a [[BroadcastProbe]].
  *
  * {{{
  *   broadcasts ──(once per executor)──> BroadcastWindows ─────────────┐ shared, read-only
@@ -31,11 +32,18 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
 
   def eval(partitionIndex: Int, rows: Iterator[InternalRow]): Iterator[InternalRow] = {
     val started = System.nanoTime()
-    val (shared, built) = BroadcastWindowCache.windows(run, broadcasts.map(_._2.id), () => build())
-    if (built) {
-      metrics.numBroadcastBuilds.foreach(_ += 1)
-      metrics.broadcastBuildTime.foreach(_ += System.nanoTime() - started)
+    // Each task starts at its own input, so an executor's first tasks build different inputs at once.
+    val (later, first) = broadcasts.splitAt(partitionIndex % math.max(1, broadcasts.size))
+    val windows = (first ++ later).map { case (i, b) =>
+      BroadcastWindowCache.window(run, i, b.id, () => {
+        val from = System.nanoTime()
+        val built = build(i, b)
+        metrics.numBroadcastBuilds.foreach(_ += 1)
+        metrics.broadcastBuildTime.foreach(_ += System.nanoTime() - from)
+        built
+      })._1
     }
+    val shared = new BroadcastWindows(codec.plan, streamed, windows)
     val combined = codec.combinedRow()
     val probe = new BroadcastProbe(codec.plan, shared, codec.tupleFilter(partitionIndex, combined), codec.rangeValues())
     val out = new StreamedRows(rows, probe, codec, streamed, codec.outputWriter(combined))
@@ -50,23 +58,45 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
   }
 
   /**
-   * The broadcast inputs' windows, charged to the running task's memory: each input's rows
-   * that can join (time and, in a hashed plan, key not NULL) in time order.
+   * Input i's window from its broadcast, charged to the running task's memory: its rows that
+   * can join (time and, in a hashed plan, key not NULL) in time order.
    */
-  private def build(): BroadcastWindows = {
-    val windows = new BroadcastWindows(codec.plan, streamed, codec.rangeValues(), TaskWindowMemory(names))
-    for ((i, broadcast) <- broadcasts) {
-      val rows = broadcast.value
-      val time = codec.time(i)
-      val timeOf = time.reader
-      val keyOf = codec.keyReader(i)
-      val store = codec.storer(i)
-      val joinable = rows.filter(r => !time.isNull(r) && !(codec.plan.hashed && keyOf(r) == null))
-      val times = joinable.map(timeOf)
-      val order = joinable.indices.sortBy(times)
-      order.foreach(k => windows.add(i, times(k), keyOf(joinable(k)), store(joinable(k))))
-    }
-    windows
+  private def build(i: Int, broadcast: Broadcast[Array[InternalRow]]): BroadcastWindow = {
+    val window = new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names))
+    val time = codec.time(i)
+    val timeOf = time.reader
+    val keyOf = codec.keyReader(i)
+    val store = codec.storedShared(i)
+    val joinable = broadcast.value.filter(r => !time.isNull(r))
+    val keys = joinable.map(keyOf)
+    val times = joinable.map(timeOf)
+    for (k <- TimeOrder.of(times) if !(codec.plan.hashed && keys(k) == null))
+      window.add(times(k), keys(k), store(joinable(k)))
+    window
+  }
+}
+
+/** The order of rows by time: a primitive sort where it can, as the index of every executor waits for it. */
+private[batch] object TimeOrder {
+  /**
+   * Indices of `times` in non-decreasing time order (ties in index order): none moved when
+   * already sorted; else, when the time span and the count fit in 63 bits together, one
+   * primitive sort of (time - min) << bits | index; else a generic stable sort.
+   */
+  def of(times: Array[Long]): Array[Int] = {
+    val m = times.length
+    var sorted = true
+    var k = 1
+    while (sorted && k < m) { sorted = times(k - 1) <= times(k); k += 1 }
+    if (sorted) return Array.range(0, m)
+    val min = times.min
+    val span = BigInt(times.max) - BigInt(min)
+    val bits = 32 - Integer.numberOfLeadingZeros(math.max(1, m - 1))
+    if (span.bitLength + bits > 63) return Array.range(0, m).sortBy(times(_))
+    val packed = Array.tabulate(m)(j => ((times(j) - min) << bits) | j)
+    java.util.Arrays.sort(packed)
+    val mask = (1L << bits) - 1
+    packed.map(p => (p & mask).toInt)
   }
 }
 

@@ -132,6 +132,19 @@ final class RowCodec(
   }
 
   /**
+   * The stored form of rows that stay unchanged while the windows hold them (a broadcast's):
+   * the row itself when it is an `UnsafeRow` of exactly the stored columns, else a copy.
+   */
+  def storedShared(i: Int): InternalRow => UnsafeRow = {
+    val copy = storer(i)
+    if (storedAttributes(i).map(_.exprId) != inputAttributes(i).map(_.exprId)) copy
+    else (row: InternalRow) => row match {
+      case u: UnsafeRow => u
+      case r => copy(r)
+    }
+  }
+
+  /**
    * The stored form of an input row without a copy: valid until the next call (a broadcast
    * W-join's streamed row, whose combinations are all emitted before the next row is read).
    */

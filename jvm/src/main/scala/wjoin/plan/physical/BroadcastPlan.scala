@@ -40,14 +40,14 @@ import wjoin.plan.logical.WindowJoin
  * @param streamed   the streamed input: the largest estimate (the first of equals)
  * @param bytes      the broadcast inputs' estimated size, summed
  * @param threshold  the setting in effect
- * @param streamedBytes the streamed input's estimate (EXPLAIN)
+ * @param streamedBytes the streamed input's estimate (EXPLAIN); None: unknown to Spark
  */
-final case class BroadcastPlan(streamed: Int, bytes: BigInt, threshold: Long, streamedBytes: BigInt) {
+final case class BroadcastPlan(streamed: Int, bytes: BigInt, threshold: Long, streamedBytes: Option[BigInt]) {
   /** EXPLAIN's partitioning: "broadcast B, C (1.2 MiB <= spark.wjoin.broadcastBytes 10.0 MiB), A streamed". */
   def describe(names: Seq[String]): String =
     s"broadcast ${names.indices.filter(_ != streamed).map(names).mkString(", ")} " +
       s"(${WJoinConf.bytesText(bytes)} <= ${WJoinConf.BroadcastBytesKey} ${WJoinConf.bytesText(threshold)}), " +
-      s"${names(streamed)} streamed (${WJoinConf.bytesText(streamedBytes)}) without a shuffle"
+      s"${names(streamed)} streamed (${streamedBytes.fold("size unknown to Spark")(WJoinConf.bytesText)}) without a shuffle"
 }
 
 object BroadcastPlan {
@@ -67,7 +67,7 @@ object BroadcastPlan {
       val searchedByTree = broadcast.exists(j => access.paths(j).indexed)
       val unknown = broadcast.exists(j => sizes(j) >= conf.defaultSizeInBytes)
       if (searchedByTree || unknown || bytes > threshold) None
-      else Some(BroadcastPlan(streamed, bytes, threshold, sizes(streamed)))
+      else Some(BroadcastPlan(streamed, bytes, threshold, Some(sizes(streamed)).filter(_ < conf.defaultSizeInBytes)))
     }
   }
 }
