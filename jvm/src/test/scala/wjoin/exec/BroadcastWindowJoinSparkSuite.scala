@@ -21,6 +21,11 @@ import wjoin.WJoin
  */
 class BroadcastWindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
 
+  override def afterAll(): Unit = {
+    BroadcastWindowCache.clear() // the JVM's other suites count the storage memory reserved
+    super.afterAll()
+  }
+
   private def input(seed: Int, rows: Int, keys: Int, maxTime: Int, idBase: Int): DataFrame =
     NullableRows(spark, seed, rows, keys, maxTime, idBase)
 

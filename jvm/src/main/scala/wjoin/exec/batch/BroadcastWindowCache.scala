@@ -42,8 +42,9 @@ object BroadcastWindowCache {
    * One input's window of one plan run.
    *
    * @param broadcastId the Spark broadcast it was built from
+   * @param environment the Spark environment (context) its memory is reserved in
    */
-  private final class Entry(val broadcastId: Long) {
+  private final class Entry(val broadcastId: Long, val environment: AnyRef) {
     var window: BroadcastWindow = _
     var bytes = 0L
     /** Built, but kept by its task alone (no storage memory): later tasks build their own. */
@@ -62,7 +63,7 @@ object BroadcastWindowCache {
       dropReleased()
       var e = entries.get((run, input))
       if (e == null) {
-        e = new Entry(broadcastId)
+        e = new Entry(broadcastId, KeptEngineMemory.environment)
         entries.put((run, input), e)
         while (entries.size > MaxEntries) release(entries.remove(entries.keySet.iterator.next()))
       }
@@ -101,15 +102,21 @@ object BroadcastWindowCache {
   }
 
   private def release(e: Entry): Unit = if (e != null && e.bytes > 0) {
-    KeptEngineMemory.release(e.bytes)
+    if (e.environment eq KeptEngineMemory.environment) KeptEngineMemory.release(e.bytes)
+    else KeptEngineMemory.forget(e.bytes) // its Spark context stopped, and its memory manager with it
     e.bytes = 0
     e.window = null
   }
 
-  /** Under the object's lock: entries whose broadcast Spark removed from this executor. */
+  /**
+   * Under the object's lock: entries whose broadcast Spark removed from this executor, and
+   * those of a stopped Spark context (broadcast ids start again in a new one).
+   */
   private def dropReleased(): Unit = entries.entrySet.removeIf { e =>
-    val gone = e.getValue.window != null && !SparkBridge.broadcastHeld(e.getValue.broadcastId)
-    if (gone) release(e.getValue)
+    val entry = e.getValue
+    val gone = (entry.environment ne KeptEngineMemory.environment) ||
+      (entry.window != null && !SparkBridge.broadcastHeld(entry.broadcastId))
+    if (gone) release(entry)
     gone
   }
 }

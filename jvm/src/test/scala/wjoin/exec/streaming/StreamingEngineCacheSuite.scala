@@ -160,6 +160,7 @@ class StreamingEngineCacheSuite extends AnyFunSuite with SharedSparkSession {
 
   test("a kept engine's windows are storage memory while kept, given back when it leaves the cache") {
     StreamingEngineCache.clear()
+    wjoin.exec.batch.BroadcastWindowCache.clear() // shares the reservations' count
     assert(KeptEngineMemory.reserved == 0)
     val events = Ev.random(2, 30, 4)
     val h = new StreamingHarness(spark, 2, 40, build("hw", "inner"), ids("inner", 2))

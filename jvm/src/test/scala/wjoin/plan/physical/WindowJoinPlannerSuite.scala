@@ -38,14 +38,16 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
   }
 
   /**
-   * SQLConf with spark.wjoin.timeBands set to `value` (None: unset), 7 shuffle partitions and
-   * spark.wjoin.smallInputBytes `small` (-1: the small-input plan off; these inputs are empty).
+   * SQLConf with spark.wjoin.timeBands set to `value` (None: unset), 7 shuffle partitions,
+   * spark.wjoin.smallInputBytes `small` (-1: the small-input plan off; these inputs are empty)
+   * and spark.wjoin.broadcastBytes `broadcast` (-1: the broadcast plan off).
    */
-  private def conf(value: Option[String], small: String = "-1"): SQLConf = {
+  private def conf(value: Option[String], small: String = "-1", broadcast: String = "-1"): SQLConf = {
     val c = new SQLConf
     c.setConfString(SQLConf.SHUFFLE_PARTITIONS.key, "7")
     value.foreach(c.setConfString(WJoinConf.TimeBandsKey, _))
     c.setConfString(WJoinConf.SmallInputBytesKey, small)
+    c.setConfString(WJoinConf.BroadcastBytesKey, broadcast)
     c
   }
 
@@ -161,6 +163,29 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     assert(InputSize(BigInt(11L << 20), 10L << 20).describe == "inputs 11.0 MiB > spark.wjoin.smallInputBytes 10.0 MiB")
     val unknown = InputSize(BigInt(Long.MaxValue), Long.MaxValue, unknown = true)
     assert(!unknown.small && unknown.describe.startsWith("input size unknown to Spark > spark.wjoin.smallInputBytes"))
+  }
+
+  test("broadcast: all but the largest input when they fit spark.wjoin.broadcastBytes (default Spark's threshold)") {
+    val inputs = Seq(rowsInput(100, 10), rowsInput(300, 10), rowsInput(100, 10))
+    val sizes = inputs.map(_.stats.sizeInBytes)
+    for (on <- Seq(Seq("k"), Nil)) {
+      val w = joinOf(inputs, on, "WINDOW = 5")
+      val fits = WindowJoinPlanner.batch(w, conf(Some("4"), broadcast = (sizes(0) + sizes(2)).toString))
+      assert(fits.broadcast.map(_.streamed).contains(1) && fits.timeBands == 1 && !fits.singleTask)
+      assert(fits.access.recheck.isEmpty, "no partition sees a slice of every input")
+      assert(fits.broadcast.get.describe(Seq("A", "B", "C")).startsWith("broadcast A, C ("))
+      assert(WindowJoinPlanner.batch(w, conf(Some("4"), broadcast = (sizes(0) + sizes(2) - 1).toString)).broadcast.isEmpty)
+      assert(WindowJoinPlanner.batch(w, conf(Some("4"))).broadcast.isEmpty, "-1: off")
+      val spark = conf(Some("4"), broadcast = "0")
+      spark.unsetConf(WJoinConf.BroadcastBytesKey)
+      assert(WindowJoinPlanner.batch(w, spark).broadcast.isDefined, "unset: Spark's 10 MB threshold")
+      spark.setConfString(SQLConf.AUTO_BROADCASTJOIN_THRESHOLD.key, "-1")
+      assert(WindowJoinPlanner.batch(w, spark).broadcast.isEmpty, "Spark's threshold -1: off")
+      // Small inputs run in one task first.
+      assert(WindowJoinPlanner.batch(w, conf(Some("4"), small = "10MB", broadcast = "10MB")).singleTask)
+    }
+    assert(WindowJoinPlanner.batch(joinOf(inputs, Seq("k"), "WINDOW = 5 AND ROWS(A) = 3"),
+      conf(None, broadcast = "10MB")).broadcast.isEmpty, "ROWS windows count over every partition")
   }
 
   test("small inputs under resource limits: budgets for one partition, not for the hash partitions") {

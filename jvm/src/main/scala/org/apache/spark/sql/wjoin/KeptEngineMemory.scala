@@ -54,6 +54,15 @@ object KeptEngineMemory {
   }
 
   /**
+   * Forgets `bytes` reserved from a memory manager that is gone (its Spark context stopped):
+   * only this object's count goes down, nothing is given back to the new one.
+   */
+  def forget(bytes: Long): Unit = if (bytes > 0) held.addAndGet(-bytes)
+
+  /** The executor's Spark environment now (null outside one): reservations belong to it. */
+  def environment: AnyRef = SparkEnv.get
+
+  /**
    * The most bytes kept engines may hold together: `fraction` of the memory Spark manages on
    * the heap (execution and storage, `spark.memory.fraction` of it). Outside an executor: no bound.
    */
