@@ -103,13 +103,14 @@ def where_time_goes(spark) -> str:
     executions = status.executionsList()
     last = executions.apply(executions.size() - 1)
     values = status.executionMetrics(last.executionId())
-    found = []
+    found = {}
     it = last.metrics().iterator()
     while it.hasNext():
         m = it.next()
-        if ("time" in m.name() or "indexed" in m.name()) and values.contains(m.accumulatorId()):
-            found.append(f"{m.name()}: {values.apply(m.accumulatorId())}".replace("\n", " "))
-    return "; ".join(found)
+        wanted = "time to" in m.name() or "indexed" in m.name() or m.name().startswith("W-join time")
+        if wanted and values.contains(m.accumulatorId()):
+            found[m.accumulatorId()] = f"{m.name()}: {values.apply(m.accumulatorId())}".replace("\n", " ")
+    return "; ".join(sorted(found.values()))
 
 
 if __name__ == "__main__":
