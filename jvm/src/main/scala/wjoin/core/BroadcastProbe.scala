@@ -1,6 +1,7 @@
 package wjoin.core
 
-import wjoin.core.window.{InputWindow, WindowMemory}
+import wjoin.core.cost.AccessPath
+import wjoin.core.window.{InputWindow, StaticHashWindow, WindowMemory}
 
 /**
  * The broadcast W-join's evaluation: one input is streamed, every other input is small and
@@ -9,8 +10,8 @@ import wjoin.core.window.{InputWindow, WindowMemory}
  * ([[BroadcastProbe]]).
  *
  * {{{
- *   broadcast input j != s ──sorted by time──> BroadcastWindow j: ALL its rows (hash buckets /
- *                                              time ring), never evicted; built independently
+ *   broadcast input j != s ──sorted by time──> BroadcastWindow j: ALL its rows (hash buckets laid
+ *                                              out flat / time ring), never evicted; built whole
  *   streamed input s, any order, any partition ── row r at t ──> BroadcastProbe.start(t, key, r)
  *        periods [t - P(s, j), t + P(j, s)] (uncut: members may be older or newer than r),
  *        found by binary search in the time-sorted buckets ──> ProbeEnumerator ──> combinations
@@ -36,30 +37,35 @@ import wjoin.core.window.{InputWindow, WindowMemory}
  * @param input    the broadcast input j whose window this is
  * @param ranges   the range attributes of stored rows (indexed inputs only)
  * @param memory   the window's account ([[WindowMemory]]; unaccounted in core tests)
+ * @param keys     each row's hash key (null when unhashed; a hashed plan gives none null)
+ * @param times    each row's time, non-decreasing
+ * @param rows     the input's rows that can join, in time order, as stored
  */
-final class BroadcastWindow(plan: EnginePlan, val input: Int, ranges: RangeValues,
-    val memory: WindowMemory = WindowMemory.Unaccounted) {
+final class BroadcastWindow(plan: EnginePlan, val input: Int, ranges: RangeValues, val memory: WindowMemory,
+    keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef]) {
   assert(!plan.counting, "a broadcast W-join has no ROWS windows")
-  private var latest = Long.MinValue
-
-  /** Every row of the input that can join, in the structure of its access path. */
-  val window: InputWindow = {
-    val attr = plan.indexAttr(input)
-    InputWindow(plan, input, row => ranges.value(input, attr, row), memory.account(input))
-  }
-
-  /** Rows held. */
-  def rows: Int = window.size
+  assert(keys.length == rows.length && times.length == rows.length, "a key and a time per row")
 
   /**
-   * Adds a row at `time` with hash key `key` (null when unhashed), in non-decreasing time
-   * order (the windows are time-sorted rings).
+   * Every row, in the structure of the input's access path: a hash path's buckets laid out flat
+   * in one pass ([[StaticHashWindow]]), any other path's window filled row by row.
    */
-  def add(time: Long, key: AnyRef, row: AnyRef): Unit = {
-    assert(time >= latest, s"rows of input $input must come in time order: $time after $latest")
-    latest = time
-    window.insert(key, time, row)
-  }
+  val window: InputWindow =
+    if (plan.accessPath(input) == AccessPath.Hash) StaticHashWindow(keys, times, rows, memory.account(input))
+    else {
+      val attr = plan.indexAttr(input)
+      val w = InputWindow(plan, input, row => ranges.value(input, attr, row), memory.account(input))
+      var k = 0
+      while (k < rows.length) {
+        assert(k == 0 || times(k - 1) <= times(k), s"rows of input $input must come in time order")
+        w.insert(keys(k), times(k), rows(k))
+        k += 1
+      }
+      w
+    }
+
+  /** Rows held. */
+  def size: Int = window.size
 }
 
 /**

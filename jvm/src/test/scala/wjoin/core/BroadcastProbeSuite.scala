@@ -4,6 +4,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.cost.AccessPath
 import wjoin.core.cost.AccessPath._
+import wjoin.core.window.WindowMemory
 
 /**
  * The broadcast evaluation ([[BroadcastWindows]], [[BroadcastProbe]]) against the brute-force
@@ -20,9 +21,10 @@ class BroadcastProbeSuite extends AnyFunSuite {
   private def broadcastJoin(n: Int, rows: Seq[TRow], plan: EnginePlan, streamed: Int, sameKey: Boolean,
       extra: Seq[TRow] => Boolean = _ => true, parts: Int = 3, seed: Long = 1L): Seq[Seq[Int]] = {
     def keyOf(r: TRow): AnyRef = if (plan.hashed) Integer.valueOf(r.key) else null
-    val windows = (0 until n).filter(_ != streamed).map(j => new BroadcastWindow(plan, j, TRow.ranges))
-    EngineRunner.mergeOrder(rows).filter(_.input != streamed)
-      .foreach(r => windows.find(_.input == r.input).get.add(r.time, keyOf(r), r))
+    val windows = (0 until n).filter(_ != streamed).map { j =>
+      val of = EngineRunner.mergeOrder(rows).filter(_.input == j).toArray
+      new BroadcastWindow(plan, j, TRow.ranges, WindowMemory.Unaccounted, of.map(keyOf), of.map(_.time), of.map(r => r: AnyRef))
+    }
     val shared = new BroadcastWindows(plan, streamed, windows.reverse) // any order of the inputs' windows
     val probed = new scala.util.Random(seed).shuffle(rows.filter(_.input == streamed))
     val slice = math.max(1, (probed.size + parts - 1) / parts)
@@ -90,12 +92,36 @@ class BroadcastProbeSuite extends AnyFunSuite {
 
   test("rows of a broadcast input must come in time order; one window per broadcast input; ROWS windows refused") {
     val plan = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false)
-    val window = new BroadcastWindow(plan, 1, RangeValues.None)
-    window.add(10, null, TRow(1, 10, 0, 1))
-    assertThrows[AssertionError](window.add(9, null, TRow(1, 9, 0, 2)))
-    assertThrows[AssertionError](new BroadcastWindows(plan, 1, Seq(window))) // the streamed input's own
-    assert(new BroadcastWindows(plan, 0, Seq(window)).windows(1).size == 1)
+    def window(p: EnginePlan, rs: TRow*) = new BroadcastWindow(p, 1, RangeValues.None, WindowMemory.Unaccounted,
+      rs.map(r => if (p.hashed) Integer.valueOf(r.key) else null).toArray, rs.map(_.time).toArray, rs.map(r => r: AnyRef).toArray)
+    val one = window(plan, TRow(1, 10, 0, 1))
+    assertThrows[AssertionError](window(plan, TRow(1, 10, 0, 1), TRow(1, 9, 0, 2)))
+    val hashed = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.HW, hashed = true)
+    assertThrows[AssertionError](window(hashed, TRow(1, 10, 0, 1), TRow(1, 9, 0, 2)))
+    assertThrows[AssertionError](new BroadcastWindows(plan, 1, Seq(one))) // the streamed input's own
+    assert(new BroadcastWindows(plan, 0, Seq(one)).windows(1).size == 1)
     val counted = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false, rowLimits = Array(3L, StreamRows.NoLimit))
-    assertThrows[AssertionError](new BroadcastWindow(counted, 1, RangeValues.None))
+    assertThrows[AssertionError](window(counted, TRow(1, 10, 0, 1)))
+  }
+
+  test("a static hash window: the buckets of a hash window filled row by row, each a slice in time order") {
+    val rnd = new scala.util.Random(3)
+    for (m <- Seq(0, 1, 2, 7, 64, 1000); keys <- Seq(1, 3, 500)) {
+      val times = Array.fill(m)(rnd.nextInt(50).toLong).sorted
+      val keyOf = Array.fill[AnyRef](m)(Integer.valueOf(rnd.nextInt(keys)))
+      val rows = Array.tabulate[AnyRef](m)(i => s"r$i")
+      val static = window.StaticHashWindow(keyOf, times, rows, window.WindowAccount.None)
+      val filled = new window.HashWindow()
+      (0 until m).foreach(i => filled.insert(keyOf(i), times(i), rows(i)))
+      assert(static.size == m && static.distinctKeys(0) == filled.distinctKeys(0))
+      for (k <- 0 until keys) {
+        val (a, b) = (static.candidates(Integer.valueOf(k)), filled.candidates(Integer.valueOf(k)))
+        assert((a == null) == (b == null), s"key $k")
+        if (a != null) {
+          assert((0 until a.size).map(i => (a.time(i), a.row(i))) == (0 until b.size).map(i => (b.time(i), b.row(i))))
+          for (t <- -1L to 51L) assert(a.lowerBound(t) == b.lowerBound(t) && a.upperBound(t) == b.upperBound(t))
+        }
+      }
+    }
   }
 }

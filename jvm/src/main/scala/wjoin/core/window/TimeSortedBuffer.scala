@@ -20,14 +20,16 @@ package wjoin.core.window
  * @param initialCapacity slots before the first doubling (rounded up to a power of two)
  * @param account         the window's memory account
  */
-class TimeSortedBuffer(initialCapacity: Int = 8, account: WindowAccount = WindowAccount.None) {
+class TimeSortedBuffer private (initialCapacity: Int, account: WindowAccount, view: TimeSortedBuffer.Slice) {
+  def this(initialCapacity: Int = 8, account: WindowAccount = WindowAccount.None) = this(initialCapacity, account, null)
+
   private val minCapacity = Integer.highestOneBit(math.max(2, initialCapacity) * 2 - 1)
-  private var capacity = minCapacity
-  private var times = new Array[Long](capacity)
-  private var rows = new Array[AnyRef](capacity)
-  private var head = 0
-  private var count = 0
-  account.resized(footprintOf(capacity))
+  private var capacity = if (view == null) minCapacity else view.times.length
+  private var times = if (view == null) new Array[Long](capacity) else view.times
+  private var rows = if (view == null) new Array[AnyRef](capacity) else view.rows
+  private var head = if (view == null) 0 else view.from
+  private var count = if (view == null) 0 else view.count
+  if (view == null) account.resized(footprintOf(capacity))
 
   /** Heap bytes of the buffer at `capacity` slots (the object and its arrays, not the rows). */
   protected def footprintOf(capacity: Int): Long = WindowFootprint.ring(capacity)
@@ -110,5 +112,25 @@ class TimeSortedBuffer(initialCapacity: Int = 8, account: WindowAccount = Window
     rows = newRows
     head = 0
     capacity = to
+  }
+}
+
+object TimeSortedBuffer {
+  /**
+   * `count` slots from `from` of arrays shared by many read-only buffers (a window built whole,
+   * [[StaticHashWindow]]): the length is a power of two and from + count <= length, so no slot
+   * wraps around.
+   */
+  private final case class Slice(times: Array[Long], rows: Array[AnyRef], from: Int, count: Int)
+
+  /**
+   * A read-only buffer over slots [from, from + count) of `times` and `rows` (length a power of
+   * two, times non-decreasing there): searched and read, never appended to or popped (the
+   * slots belong to other buffers too). Charges nothing: the arrays' owner accounts for them.
+   */
+  def slice(times: Array[Long], rows: Array[AnyRef], from: Int, count: Int): TimeSortedBuffer = {
+    assert(Integer.bitCount(times.length) == 1 && rows.length == times.length, "arrays of a power-of-two length")
+    assert(from >= 0 && count >= 0 && from + count <= times.length, s"slots [$from, ${from + count}) of ${times.length}")
+    new TimeSortedBuffer(2, WindowAccount.None, Slice(times, rows, from, count))
   }
 }

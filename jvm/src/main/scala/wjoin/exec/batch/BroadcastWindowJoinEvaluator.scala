@@ -62,17 +62,17 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
    * can join (time and, in a hashed plan, key not NULL) in time order.
    */
   private def build(i: Int, broadcast: Broadcast[Array[InternalRow]]): BroadcastWindow = {
-    val window = new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names))
     val time = codec.time(i)
     val timeOf = time.reader
     val keyOf = codec.keyReader(i)
     val store = codec.storedShared(i)
-    val joinable = broadcast.value.filter(r => !time.isNull(r))
-    val keys = joinable.map(keyOf)
-    val times = joinable.map(timeOf)
-    for (k <- TimeOrder.of(times) if !(codec.plan.hashed && keys(k) == null))
-      window.add(times(k), keys(k), store(joinable(k)))
-    window
+    val hashed = codec.plan.hashed
+    val withTime = broadcast.value.filter(r => !time.isNull(r))
+    val keyed = withTime.map(keyOf)
+    val timed = withTime.map(timeOf)
+    val order = TimeOrder.of(timed).filter(k => !(hashed && keyed(k) == null))
+    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names), order.map(keyed(_)),
+      order.map(timed(_)), order.map(k => store(withTime(k)): AnyRef))
   }
 }
 
