@@ -25,7 +25,7 @@ import argparse
 
 from pyspark.sql import functions as F
 
-from common import median, say, session, timed
+from common import last_metrics, median, rotating_runs, say, session
 
 KEY = "spark.wjoin.accessCheckRows"
 
@@ -74,19 +74,9 @@ def main():
     for name, build in cells(spark, args.rows).items():
         if args.only and name not in args.only.split(";"):
             continue
-        times = {"on": [], "off": []}
-        counts = {}
-        for rep in range(args.repeats + 1):
-            # the order alternates too: the second run of a pair gains from the first (caches, GC)
-            pair = (("on", "4096"), ("off", "0"))
-            for mode, rows in (pair if rep % 2 else pair[::-1]):
-                spark.conf.set(KEY, rows)
-                df = build()
-                t = timed(lambda: df.write.format("noop").mode("overwrite").save())
-                if rep == 0:
-                    counts[mode] = df.count()
-                else:
-                    times[mode].append(t)
+        # the order alternates too: the second run of a pair gains from the first (caches, GC)
+        plans = [("off", lambda: spark.conf.set(KEY, "0"), build), ("on", lambda: spark.conf.set(KEY, "4096"), build)]
+        times, counts = rotating_runs(plans, args.repeats)
         spark.conf.unset(KEY)
         on, off = median(times["on"]), median(times["off"])
         assert counts["on"] == counts["off"], f"{name}: counts differ {counts}"
@@ -101,16 +91,7 @@ def checked(spark, build) -> str:
     df = build()
     df.write.format("noop").mode("overwrite").save()
     spark.conf.unset(KEY)
-    status = spark._jsparkSession.sharedState().statusStore()
-    executions = status.executionsList()
-    last = executions.apply(executions.size() - 1)
-    values = status.executionMetrics(last.executionId())
-    found = {}
-    it = last.metrics().iterator()
-    while it.hasNext():
-        m = it.next()
-        if m.name().startswith("partitions that") and values.contains(m.accumulatorId()):
-            found[m.name()] = values.apply(m.accumulatorId())
+    found = dict(last_metrics(spark, lambda name: name.startswith("partitions that")).values())
     return "; ".join(f"{k}: {v}" for k, v in found.items()) or "no run-time check metrics (nothing to choose)"
 
 

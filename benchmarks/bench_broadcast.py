@@ -20,7 +20,7 @@ import argparse
 from pyspark.sql import functions as F
 
 import wjoin
-from common import median, say, session, timed
+from common import last_metrics, median, rotating_runs, say, session
 
 KEY = "spark.wjoin.broadcastBytes"
 
@@ -69,22 +69,11 @@ def main():
         if args.only and name not in args.only.split(";"):
             continue
         ours, builtin = make()
-        plans = [("broadcast", "10MB", ours), ("shuffled", "-1", ours), ("built-in", None, builtin)]
-        times = {plan: [] for plan, _, _ in plans}
-        counts = {}
-        for rep in range(args.repeats + 1):
-            k = rep % len(plans)
-            for plan, setting, build in plans[k:] + plans[:k]:
-                if setting is None:
-                    spark.conf.unset(KEY)
-                else:
-                    spark.conf.set(KEY, setting)
-                df = build()
-                t = timed(lambda: df.write.format("noop").mode("overwrite").save())
-                if rep == 0:
-                    counts[plan] = df.count()
-                else:
-                    times[plan].append(t)
+        def setting(value):
+            return (lambda: spark.conf.unset(KEY)) if value is None else (lambda: spark.conf.set(KEY, value))
+        plans = [("broadcast", setting("10MB"), ours), ("shuffled", setting("-1"), ours),
+                 ("built-in", setting(None), builtin)]
+        times, counts = rotating_runs(plans, args.repeats)
         spark.conf.unset(KEY)
         assert len(set(counts.values())) == 1, f"{name}: counts differ {counts}"
         med = {plan: median(ts) for plan, ts in times.items()}
@@ -99,18 +88,8 @@ def main():
 
 def where_time_goes(spark) -> str:
     """The timing metrics of the last SQL execution (Spark's BroadcastExchange ones and ours)."""
-    status = spark._jsparkSession.sharedState().statusStore()
-    executions = status.executionsList()
-    last = executions.apply(executions.size() - 1)
-    values = status.executionMetrics(last.executionId())
-    found = {}
-    it = last.metrics().iterator()
-    while it.hasNext():
-        m = it.next()
-        wanted = "time to" in m.name() or "indexed" in m.name() or m.name().startswith("W-join time")
-        if wanted and values.contains(m.accumulatorId()):
-            found[m.accumulatorId()] = f"{m.name()}: {values.apply(m.accumulatorId())}".replace("\n", " ")
-    return "; ".join(sorted(found.values()))
+    found = last_metrics(spark, lambda name: "time to" in name or "indexed" in name or name.startswith("W-join time"))
+    return "; ".join(sorted(f"{name}: {value}".replace("\n", " ") for name, value in found.values()))
 
 
 if __name__ == "__main__":

@@ -39,3 +39,39 @@ def median(values):
 def say(*parts):
     print(*parts, flush=True)
     sys.stdout.flush()
+
+
+def rotating_runs(plans, repeats: int):
+    """Runs each plan (name, prepare, build): `prepare()` (e.g. a setting), then `build()`'s DataFrame
+    written to the noop sink; one warm-up round (its counts kept) and `repeats` timed rounds, the
+    plan that goes first rotating each round (a run gains from the one before it: caches, GC).
+    Returns ({name: [seconds]}, {name: rows})."""
+    times = {name: [] for name, _, _ in plans}
+    counts = {}
+    for rep in range(repeats + 1):
+        k = rep % len(plans)
+        for name, prepare, build in plans[k:] + plans[:k]:
+            prepare()
+            df = build()
+            t = timed(lambda: df.write.format("noop").mode("overwrite").save())
+            if rep == 0:
+                counts[name] = df.count()
+            else:
+                times[name].append(t)
+    return times, counts
+
+
+def last_metrics(spark, wanted) -> dict:
+    """The SQL metrics of the session's last execution whose name `wanted(name)` accepts, by
+    accumulator: {id: (name, value)} (values as the Spark UI shows them)."""
+    status = spark._jsparkSession.sharedState().statusStore()
+    executions = status.executionsList()
+    last = executions.apply(executions.size() - 1)
+    values = status.executionMetrics(last.executionId())
+    found = {}
+    it = last.metrics().iterator()
+    while it.hasNext():
+        m = it.next()
+        if wanted(m.name()) and values.contains(m.accumulatorId()):
+            found[m.accumulatorId()] = (m.name(), values.apply(m.accumulatorId()))
+    return found

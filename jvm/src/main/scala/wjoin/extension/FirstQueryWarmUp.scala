@@ -8,13 +8,15 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.WJoinConf
 
-import wjoin.exec.batch.WindowJoinExec
+import wjoin.exec.batch.{BroadcastWindowJoinExec, WindowJoinExec}
+import wjoin.plan.physical.BroadcastPlan
 
 /**
  * The first W-join of a JVM pays, besides its work, for loading the planner's and engine's
@@ -28,6 +30,7 @@ import wjoin.exec.batch.WindowJoinExec
  *     for each workload (keyed HW, keyed MW, a keyless band on doubles):
  *       plan a W-join of three one-row local relations  (analyzer, optimizer, planner: no job)
  *       run its partition evaluator here on generated time-sorted rows  (codec, merger, engine)
+ *       and the broadcast plan's on the same rows (index build, probes); both must agree
  * }}}
  *
  * No Spark job runs, nothing is cached or registered in the session, and a failure only logs
@@ -103,16 +106,21 @@ object FirstQueryWarmUp extends Logging {
     val df: DataFrame = if (condition.isEmpty) builder.on("k").toDF else builder.on(expr(condition)).toDF
     val exec = df.queryExecution.sparkPlan.collectFirst { case e: WindowJoinExec => e }
       .getOrElse(throw new IllegalStateException("no WindowJoinExec in the warm-up plan"))
-    val rows = exec.children.zip(data).map { case (child, (_, values)) =>
+    val rows: Seq[Array[InternalRow]] = exec.children.zip(data).map { case (child, (_, values)) =>
       assert(child.output.map(_.name) == Seq("ts", "k", "x"), s"unexpected warm-up input ${child.output}")
       val toUnsafe = UnsafeProjection.create(child.output.map(_.dataType).toArray)
-      values.iterator.map { case (micros, k, x) =>
-        toUnsafe(new GenericInternalRow(Array[Any](micros, k, x))).copy()
-      }
+      values.map { case (micros, k, x) =>
+        toUnsafe(new GenericInternalRow(Array[Any](micros, k, x))).copy(): InternalRow
+      }.toArray
     }
-    var produced = 0L
-    val out = exec.evaluateHere(rows)
-    while (out.hasNext) { out.next(); produced += 1 }
+    val produced = count(exec.evaluateHere(rows.map(_.iterator)))
+    // The broadcast plan's code on the same rows (A streamed, B and C broadcast): the same combinations.
+    val broadcast = BroadcastWindowJoinExec(exec.timeColumns, exec.keys, exec.residual, exec.output, exec.planned,
+      exec.children, BroadcastPlan(streamed = 0, bytes = 0, threshold = 0, streamedBytes = None))
+    val probed = count(broadcast.evaluateHere(rows.head.iterator, rows.indices.tail.map(i => i -> rows(i))))
+    if (probed != produced) throw new IllegalStateException(s"the broadcast plan gave $probed rows, the evaluator $produced")
     (df, produced)
   }
+
+  private def count(rows: Iterator[InternalRow]): Long = { var n = 0L; while (rows.hasNext) { rows.next(); n += 1 }; n }
 }

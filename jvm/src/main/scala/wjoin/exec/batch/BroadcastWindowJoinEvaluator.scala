@@ -37,12 +37,25 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
     val windows = (first ++ later).map { case (i, b) =>
       BroadcastWindowCache.window(run, i, b.id, () => {
         val from = System.nanoTime()
-        val built = build(i, b)
+        val built = build(i, b.value)
         metrics.numBroadcastBuilds.foreach(_ += 1)
         metrics.broadcastBuildTime.foreach(_ += System.nanoTime() - from)
         built
       })._1
     }
+    probing(partitionIndex, rows, windows, started)
+  }
+
+  /**
+   * The same partition run here, outside any Spark job and cache, over `broadcast` rows given
+   * by input: [[wjoin.extension.FirstQueryWarmUp]] warms the broadcast plan's code with it.
+   */
+  private[wjoin] def evaluateHere(rows: Iterator[InternalRow], broadcast: Seq[(Int, Array[InternalRow])]): Iterator[InternalRow] =
+    probing(0, rows, broadcast.map { case (i, values) => build(i, values) }, System.nanoTime())
+
+  /** The streamed rows of one partition probing `windows` (one per broadcast input). */
+  private def probing(partitionIndex: Int, rows: Iterator[InternalRow], windows: Seq[BroadcastWindow],
+      started: Long): Iterator[InternalRow] = {
     val shared = new BroadcastWindows(codec.plan, streamed, windows)
     val combined = codec.combinedRow()
     val probe = new BroadcastProbe(codec.plan, shared, codec.tupleFilter(partitionIndex, combined), codec.rangeValues())
@@ -58,16 +71,16 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
   }
 
   /**
-   * Input i's window from its broadcast, charged to the running task's memory: its rows that
+   * Input i's window from its broadcast `values`, charged to the running task's memory: its rows that
    * can join (time and, in a hashed plan, key not NULL) in time order.
    */
-  private def build(i: Int, broadcast: Broadcast[Array[InternalRow]]): BroadcastWindow = {
+  private def build(i: Int, values: Array[InternalRow]): BroadcastWindow = {
     val time = codec.time(i)
     val timeOf = time.reader
     val keyOf = codec.keyReader(i)
     val store = codec.storedShared(i)
     val hashed = codec.plan.hashed
-    val withTime = broadcast.value.filter(r => !time.isNull(r))
+    val withTime = values.filter(r => !time.isNull(r))
     val keyed = withTime.map(keyOf)
     val timed = withTime.map(timeOf)
     val order = TimeOrder.of(timed).filter(k => !(hashed && keyed(k) == null))

@@ -90,6 +90,15 @@ case class BroadcastWindowJoinExec(
     children(streamed).execute().mapPartitionsWithIndex(evaluator.eval, preservesPartitioning = false)
   }
 
+  /**
+   * One streamed partition's evaluation run here, outside any Spark job, over `broadcast` rows by
+   * input (the children's output): [[wjoin.extension.FirstQueryWarmUp]] warms the plan's code with it.
+   */
+  private[wjoin] def evaluateHere(streamedRows: Iterator[InternalRow],
+      broadcastRows: Seq[(Int, Array[InternalRow])]): Iterator[InternalRow] =
+    new BroadcastWindowJoinEvaluator(rowCodec(), joinMetrics, streamed, Nil, "warm-up", windowNames)
+      .evaluateHere(streamedRows, broadcastRows)
+
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): BroadcastWindowJoinExec =
     copy(children = newChildren)
 }
