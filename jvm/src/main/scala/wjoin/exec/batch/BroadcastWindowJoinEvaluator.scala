@@ -75,17 +75,13 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
    * can join (time and, in a hashed plan, key not NULL) in time order.
    */
   private def build(i: Int, values: Array[InternalRow]): BroadcastWindow = {
-    val time = codec.time(i)
-    val timeOf = time.reader
-    val keyOf = codec.keyReader(i)
     val store = codec.storedShared(i)
-    val hashed = codec.plan.hashed
-    val withTime = values.filter(r => !time.isNull(r))
-    val keyed = withTime.map(keyOf)
-    val timed = withTime.map(timeOf)
-    val order = TimeOrder.of(timed).filter(k => !(hashed && keyed(k) == null))
-    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names), order.map(keyed(_)),
-      order.map(timed(_)), order.map(k => store(withTime(k)): AnyRef))
+    val keyOf = codec.keyReader(i)
+    val joinable = values.filter(codec.joinable(i))
+    val times = joinable.map(codec.time(i).reader)
+    val order = TimeOrder.of(times)
+    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names),
+      order.map(k => keyOf(joinable(k))), order.map(times(_)), order.map(k => store(joinable(k)): AnyRef))
   }
 }
 

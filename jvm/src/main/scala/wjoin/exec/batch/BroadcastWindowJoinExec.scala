@@ -74,9 +74,7 @@ case class BroadcastWindowJoinExec(
     var read = 0L
     var nulls = 0L
     for ((i, b) <- broadcasts) {
-      val time = codec.time(i)
-      val keyOf = codec.keyReader(i)
-      val joinable = b.value.count(r => !time.isNull(r) && !(codec.plan.hashed && keyOf(r) == null))
+      val joinable = b.value.count(codec.joinable(i))
       read += b.value.length
       nulls += b.value.length - joinable
       typed.numInputRowsOf(i).set(joinable.toLong)

@@ -117,9 +117,22 @@ final class RowCodec(
     }
   }
 
+  /** Input i's rows are stored with every column (no projection). */
+  private def storesWholeRows(i: Int): Boolean = storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)
+
+  /**
+   * Whether a row of input i can join: its time is not NULL, nor (hashed plan) its key. The
+   * rule of [[wjoin.exec.InputMerger]], for readers that do not merge (the broadcast plan's).
+   */
+  def joinable(i: Int): InternalRow => Boolean = {
+    val t = time(i)
+    val keyOf = keyReader(i)
+    if (plan.hashed) r => !t.isNull(r) && keyOf(r) != null else r => !t.isNull(r)
+  }
+
   /** The buffered form of an input row: an UnsafeRow copy of its stored columns. */
   def storer(i: Int): InternalRow => UnsafeRow = {
-    if (storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)) {
+    if (storesWholeRows(i)) {
       val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
       (row: InternalRow) => row match {
         case u: UnsafeRow => u.copy()
@@ -137,7 +150,7 @@ final class RowCodec(
    */
   def storedShared(i: Int): InternalRow => UnsafeRow = {
     val copy = storer(i)
-    if (storedAttributes(i).map(_.exprId) != inputAttributes(i).map(_.exprId)) copy
+    if (!storesWholeRows(i)) copy
     else (row: InternalRow) => row match {
       case u: UnsafeRow => u
       case r => copy(r)
@@ -149,7 +162,7 @@ final class RowCodec(
    * W-join's streamed row, whose combinations are all emitted before the next row is read).
    */
   def storedView(i: Int): InternalRow => UnsafeRow = {
-    if (storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)) {
+    if (storesWholeRows(i)) {
       val toUnsafe = UnsafeProjection.create(inputAttributes(i).map(_.dataType).toArray)
       (row: InternalRow) => row match {
         case u: UnsafeRow => u
