@@ -1,6 +1,5 @@
 // spark-wjoin: the multi-way sliding-window join as a Spark SQL extension.
 // Spark is "provided": each jar carries only our classes and runs on any cluster of its Spark minor.
-ThisBuild / scalaVersion := "2.13.18"
 ThisBuild / organization := versionOf("maven_group")
 // The versions of spark-wjoin and of the Sparks it is built for: one source, read by
 // pyproject.toml, bin/setup and the Python package too.
@@ -11,21 +10,29 @@ def versionOf(key: String): String = {
 }
 ThisBuild / version := versionOf("__version__")
 ThisBuild / versionScheme := Some("early-semver")
-// Spark minor -> the pyspark release its jar is compiled against, e.g. "4.2" -> "4.2.1".
-lazy val sparkBuilds: Map[String, String] = {
-  val line = "(?m)^spark_builds = \\{([^}]*)\\}".r.findFirstMatchIn(IO.read(versionFile))
-    .getOrElse(sys.error(s"no spark_builds in $versionFile")).group(1)
+// A {"minor": "version"} line of the version file, e.g. spark_builds.
+def versionMap(key: String): Map[String, String] = {
+  val line = ("(?m)^" + key + " = \\{([^}]*)\\}").r.findFirstMatchIn(IO.read(versionFile))
+    .getOrElse(sys.error(s"no $key in $versionFile")).group(1)
   "\"([0-9.]+)\": \"([0-9.]+)\"".r.findAllMatchIn(line).map(m => m.group(1) -> m.group(2)).toMap
 }
+// Spark minor -> the pyspark release its jar is compiled against, e.g. "4.2" -> "4.2.1".
+lazy val sparkBuilds: Map[String, String] = versionMap("spark_builds")
+// Spark minor -> the Scala binary version of its jar (its pyspark's), e.g. "3.5" -> "2.12".
+lazy val scalaBuilds: Map[String, String] = versionMap("scala_builds")
+lazy val scalaReleases = Map("2.12" -> "2.12.18", "2.13" -> "2.13.18")
 def minorNumber(v: String): Int = v.split('.').map(_.toInt) match { case Array(a, b) => a * 100 + b }
 lazy val newestSpark = sparkBuilds.keys.maxBy(minorNumber)
 
 // The one setting that selects the Spark a build is for: `bin/sbt -Dwjoin.spark=4.1 package`
 // (default: the newest). It picks the Spark jars to compile against, the version folders of
 // the bridge (jvm/src/main/scala-spark-<minor>: what differs between Spark releases, and
-// nothing else), the artifact name spark-wjoin_<minor>_2.13 and a target folder of its own.
+// nothing else), the Scala (scala_builds), the artifact name spark-wjoin_<minor>_<scala> and a
+// target folder of its own.
 lazy val sparkMinor = settingKey[String]("the Spark minor (e.g. 4.3) this build compiles for")
 ThisBuild / sparkMinor := sys.props.getOrElse("wjoin.spark", newestSpark)
+// The Scala of that minor's pyspark wheel: 2.12 for Spark 3.5, 2.13 for every Spark 4.
+ThisBuild / scalaVersion := scalaReleases(scalaBuilds((ThisBuild / sparkMinor).value))
 
 // Spark is compiled against (never packaged) from the jars of that minor's pinned pyspark
 // wheel: .venv/ for the newest, .tools/spark-<minor>/ for the others (bin/setup makes both).
@@ -42,7 +49,8 @@ def sparkJarsDir(minor: String): File = sys.env.get("WJOIN_SPARK_JARS").map(file
 def sparkClasspath(minor: String): Seq[Attributed[File]] = {
   if (!sparkBuilds.contains(minor)) sys.error(s"wjoin.spark=$minor: supported are ${sparkBuilds.keys.toSeq.sorted.mkString(", ")}")
   val dir = sparkJarsDir(minor)
-  val jars = Option(dir.listFiles).toSeq.flatten.filter(f => f.getName.endsWith(".jar") && !f.getName.startsWith("scala-"))
+  val sbtsOwn = Seq("scala-library-", "scala-compiler-", "scala-reflect-")
+  val jars = Option(dir.listFiles).toSeq.flatten.filter(f => f.getName.endsWith(".jar") && !sbtsOwn.exists(f.getName.startsWith))
   if (jars.isEmpty) sys.error(s"No Spark jars in $dir: run bin/setup first (it installs pyspark ${sparkBuilds(minor)} there)")
   val core = jars.map(_.getName).find(_.startsWith("spark-core_")).getOrElse("")
   if (!core.contains(s"-$minor.")) sys.error(s"$dir holds $core, not Spark $minor: run bin/setup")
@@ -80,6 +88,10 @@ lazy val jvmSettings = Seq(
     "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
   ),
   Compile / unmanagedJars ++= sparkClasspath(sparkMinor.value),
+  // Spark 3.5's pyspark wheel has no Connect server (a 3.5 cluster adds it by --packages): the
+  // plugin compiles against that jar, "provided" as Spark is.
+  libraryDependencies ++= (if (sparkMinor.value != "3.5") Nil else
+    Seq("org.apache.spark" %% "spark-connect" % sparkBuilds("3.5") % Provided intransitive())),
   Test / unmanagedJars ++= sparkClasspath(sparkMinor.value),
   Compile / unmanagedSourceDirectories ++= versionFolders((Compile / sourceDirectory).value, sparkMinor.value),
   Test / unmanagedSourceDirectories ++= versionFolders((Test / sourceDirectory).value, sparkMinor.value),
@@ -114,12 +126,14 @@ lazy val jvmSettings = Seq(
 // Connect server jar carries, so the plugin shares its classes (no protobuf in our jar).
 lazy val connectProtoJava = Def.task {
   val root = (ThisBuild / baseDirectory).value
+  // Spark 3.5's server shades protobuf-java 3.23.4, whose runtime lacks what 4.x's protoc writes.
+  val protocRelease = if (sparkMinor.value == "3.5") "3.23.4" else "4.29.3"
   val proto = root / "proto" / "wjoin_connect.proto"
   val out = (Compile / sourceManaged).value / "protobuf"
   val generate = FileFunction.cached(streams.value.cacheDirectory / "protoc", FilesInfo.hash) { _ =>
     IO.delete(out); IO.createDirectory(out)
     val rc = scala.sys.process.Process(Seq((root / "bin" / "protoc").getPath, s"-I${proto.getParent}",
-      s"--java_out=${out.getPath}", proto.getPath), root).!
+      s"--java_out=${out.getPath}", proto.getPath), root, "WJOIN_PROTOC" -> protocRelease).!
     if (rc != 0) sys.error(s"protoc failed on $proto")
     val files = (out ** "*.java").get.toSet
     files.foreach(f => IO.write(f, IO.read(f).replace("com.google.protobuf.", "org.sparkproject.connect.protobuf.")))
@@ -140,7 +154,8 @@ lazy val wjoin = (project in file("jvm"))
     // wjoin/version.properties: what the extension and the Connect plugin check at run time.
     Compile / resourceGenerators += Def.task {
       val out = (Compile / resourceManaged).value / "wjoin" / "version.properties"
-      IO.write(out, s"version=${version.value}\nspark.version=${sparkBuilds(sparkMinor.value)}\n")
+      IO.write(out, s"version=${version.value}\nspark.version=${sparkBuilds(sparkMinor.value)}\n" +
+        s"scala.binary=${scalaBinaryVersion.value}\n")
       Seq(out)
     }.taskValue,
     // The jar goes inside the Python package so `import wjoin` finds it offline.

@@ -47,5 +47,5 @@ def distribution(tmp_path_factory):
         folder = str(tmp_path_factory.mktemp("dist"))
         subprocess.run([os.path.join(root, "bin", "package"), folder], check=True, cwd=root, stdout=subprocess.DEVNULL)
     wheel, = glob.glob(os.path.join(folder, f"spark_wjoin-{wjoin.__version__}-py3-none-any.whl"))
-    jars = {m: os.path.join(folder, f"spark-wjoin_{m}_2.13-{wjoin.__version__}.jar") for m in wjoin.spark_builds}
+    jars = {m: os.path.join(folder, f"spark-wjoin_{m}_{wjoin.scala_builds[m]}-{wjoin.__version__}.jar") for m in wjoin.spark_builds}
     return {"folder": folder, "wheel": wheel, "jars": jars, "maven": os.path.join(folder, "maven")}

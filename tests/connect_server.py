@@ -18,6 +18,20 @@ import pyspark
 import wjoin
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def connect_server_jars() -> list[str]:
+    """The Connect server's own jar where pyspark has none (Spark 3.5: bin/setup fetched it, as
+    ``--packages org.apache.spark:spark-connect_2.12:3.5.x`` does on a cluster); else none."""
+    minor = ".".join(pyspark.__version__.split(".")[:2])
+    if not minor.startswith("3."):
+        return []
+    folder = os.path.join(ROOT, ".tools", f"spark-{minor}", "connect")
+    jars = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".jar")) if os.path.isdir(folder) else []
+    if not jars:
+        raise RuntimeError(f"no Spark Connect server jar in {folder}: run bin/setup")
+    return jars
 
 
 def free_port() -> int:
@@ -50,8 +64,9 @@ class ConnectServer:
             "spark.ui.enabled": "false",
             "spark.driver.memory": "2g"})
         args = [os.path.join(spark_home, "bin", "spark-submit"), "--class", SERVER_CLASS, "--master", "local[2]"]
-        if self.with_wjoin:
-            args += ["--jars", self.jar]
+        jars = connect_server_jars() + ([self.jar] if self.with_wjoin else [])
+        if jars:
+            args += ["--jars", ",".join(jars)]
         for key, value in confs.items():
             args += ["--conf", f"{key}={value}"]
         return args + ["spark-internal"]

@@ -51,7 +51,8 @@ def test_the_wheel_installs_and_runs_in_a_fresh_environment(tmp_path, distributi
     lines = dict(line.split(" ", 1) for line in run.stdout.splitlines())
     assert lines["file"].startswith(str(tmp_path / "venv")), lines["file"]
     assert lines["versions"].split(" ")[0] == wjoin.__version__
-    assert os.path.basename(lines["versions"].split(" ")[1]) == f"spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar"
+    assert os.path.basename(lines["versions"].split(" ")[1]) == \
+        f"spark-wjoin_{minor}_{wjoin.scala_builds[minor]}-{wjoin.__version__}.jar"
     assert lines["classic"] == EXPECTED and lines["connect"] == EXPECTED, run.stdout
     assert "FutureWarning" not in run.stderr and "UserWarning" not in run.stderr, run.stderr[-3000:]
 
@@ -82,9 +83,9 @@ def test_the_wheel_carries_a_jar_for_every_supported_spark_and_needs_any_of_them
         names = wheel.namelist()
         metadata = next(wheel.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
     for minor in wjoin.spark_builds:
-        assert f"wjoin/jars/spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar" in names
+        assert f"wjoin/jars/spark-wjoin_{minor}_{wjoin.scala_builds[minor]}-{wjoin.__version__}.jar" in names
         assert os.path.exists(distribution["jars"][minor])
-    assert "Requires-Dist: pyspark<4.4,>=4.0" in metadata
+    assert "Requires-Dist: pyspark<4.4,>=3.5" in metadata
     assert "Requires-Dist: pandas<3,>=2.2; extra == \"connect\"" in metadata
 
 
@@ -120,12 +121,13 @@ def test_a_session_configured_by_maven_coordinates_runs_a_wjoin(tmp_path, distri
 
 def test_the_maven_repository_has_a_pom_with_spark_provided_for_every_minor(distribution):
     for minor, release in wjoin.spark_builds.items():
-        artifact = f"spark-wjoin_{minor}_2.13"
+        scala = wjoin.scala_builds[minor]
+        artifact = f"spark-wjoin_{minor}_{scala}"
         folder = os.path.join(distribution["maven"], *wjoin.maven_group.split("."), artifact, wjoin.__version__)
         assert os.path.exists(os.path.join(folder, f"{artifact}-{wjoin.__version__}.jar"))
         pom = open(os.path.join(folder, f"{artifact}-{wjoin.__version__}.pom")).read()
         dependencies = pom[pom.index("<dependencies>"):pom.index("</dependencies>")]
-        assert f"<artifactId>spark-sql_2.13</artifactId>" in dependencies and f"<version>{release}</version>" in dependencies
+        assert f"<artifactId>spark-sql_{scala}</artifactId>" in dependencies and f"<version>{release}</version>" in dependencies
         assert dependencies.count("<scope>provided</scope>") == dependencies.count("<dependency>") == 3, dependencies
 
 
@@ -135,6 +137,7 @@ def test_a_connect_server_gets_its_settings_from_server_settings():
                         "spark.connect.extensions.relation.classes": "wjoin.connect.WJoinRelationPlugin"}
     assert wjoin.server_settings(spark_version="4.1.2")["spark.jars"] == wjoin.jar_path("4.1.0")
     assert wjoin.jar_path("4.1.2").endswith(f"spark-wjoin_4.1_2.13-{wjoin.__version__}.jar")
+    assert wjoin.jar_path("3.5.1").endswith(f"spark-wjoin_3.5_2.12-{wjoin.__version__}.jar")  # pyspark 3.5's Scala
     by_maven = wjoin.server_settings(spark_version="4.2.0", packages=True)
     assert by_maven["spark.jars.packages"] == f"io.github.sparkwjoin:spark-wjoin_4.2_2.13:{wjoin.__version__}"
     assert "spark.jars" not in by_maven

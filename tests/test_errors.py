@@ -11,6 +11,7 @@ from pyspark.sql import functions as F
 
 import wjoin
 from helpers import job_counter
+from wjoin._errors import condition_of
 
 # The error table: every misuse's condition and message, on every supported Spark (bin/test).
 pytestmark = pytest.mark.core
@@ -58,9 +59,9 @@ def assert_wjoin_error(e: Exception) -> None:
     """``e`` is a W-join error: an AnalysisException and a ValueError with a WJOIN_ condition and an SQLSTATE."""
     assert isinstance(e, AnalysisException) and isinstance(e, ValueError), type(e).__mro__
     assert isinstance(e, wjoin.WJoinAnalysisException)
-    assert re.fullmatch(r"WJOIN_[A-Z0-9_]+", e.getCondition() or ""), e.getCondition()
+    assert re.fullmatch(r"WJOIN_[A-Z0-9_]+", condition_of(e) or ""), condition_of(e)
     assert re.fullmatch(r"[0-9A-Z]{5}", e.getSqlState() or ""), e.getSqlState()
-    assert str(e).startswith(f"[{e.getCondition()}] "), str(e)
+    assert str(e).startswith(f"[{condition_of(e)}] "), str(e)
     assert "requirement failed" not in str(e)
     assert isinstance(e.getMessageParameters(), dict)
 
@@ -463,6 +464,6 @@ def test_sql_misuse_has_the_condition(spark, a, b, sql, condition):
         with pytest.raises(AnalysisException) as info:
             spark.sql(sql).schema
         assert jobs() == []
-    assert info.value.getCondition() == condition, str(info.value)
+    assert condition_of(info.value) == condition, str(info.value)
     assert re.fullmatch(r"[0-9A-Z]{5}", info.value.getSqlState() or "")
     assert "requirement failed" not in str(info.value)

@@ -83,7 +83,8 @@ def probe(python: str, work, *args) -> dict:
 def older_spark_runs_the_wheel_and_its_checkpoint_restarts_on_the_newest(minor, environments, tmp_path):
     first = probe(environments(minor), tmp_path, "--example", "--rounds", "0", "2", "--fail-at", "1", "--output")
     assert first["spark"].startswith(minor + ".")
-    assert [os.path.basename(j) for j in first["jars"]] == [f"spark-wjoin_{minor}_2.13-{wjoin.__version__}.jar"]
+    assert [os.path.basename(j) for j in first["jars"]] == [
+        f"spark-wjoin_{minor}_{wjoin.scala_builds[minor]}-{wjoin.__version__}.jar"]
     assert first["example"] == [[1, 10, 12], [1, 20, 24]]
     # Every combination of the first rounds' rows is out once their last row arrived.
     assert first["streamed"] == first["batch"] == brute_force(2)

@@ -17,13 +17,13 @@ from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, OU
 from ._errors import WJoinAnalysisException
 from ._session import register
 from ._sql import install as _install_sql_guard
-from ._version import __version__, maven_group, spark_builds
+from ._version import __version__, maven_group, scala_builds, spark_builds
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
 __all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "EXTENSION", "HOWS", "OUTPUT_NAMES", "WINDOW_STRATEGIES",
            "Directed", "StreamRange", "StreamRows", "WJoinAnalysisException", "__version__", "artifact_name", "configure", "directed",
            "jar_path", "maven_coordinates", "maven_group", "range_window", "register", "rows_window", "server_settings",
-           "spark_builds", "wjoin"]
+           "scala_builds", "spark_builds", "wjoin"]
 
 
 def _dataframe_wjoin(self, *others, **options):
@@ -32,5 +32,11 @@ def _dataframe_wjoin(self, *others, **options):
 
 
 _DataFrame.wjoin = _dataframe_wjoin
+try:  # PySpark 3.5's Connect DataFrame is a class of its own (PySpark 4's derives from the one above)
+    from pyspark.sql.connect.dataframe import DataFrame as _ConnectDataFrame
+    if not issubclass(_ConnectDataFrame, _DataFrame):
+        _ConnectDataFrame.wjoin = _dataframe_wjoin
+except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an extra
+    pass
 # SQL's window clause on a session without the extension: an error that names the setting.
 _install_sql_guard()

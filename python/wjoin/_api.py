@@ -15,7 +15,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 
 from ._errors import converted, error
 from ._session import EXTENSION, facade, warn_if_running
-from ._version import __version__, maven_group, spark_builds
+from ._version import __version__, maven_group, scala_builds, spark_builds
 from ._windows import length_text, terms_text
 
 # The accepted names (the JVM validates them; wjoin.WJoin.choices lists its own).
@@ -46,8 +46,9 @@ def _supported(spark_version: str | None) -> str:
 
 def artifact_name(spark_version: str | None = None) -> str:
     """The Maven artifact of the jar for a Spark version (default: the installed pyspark's),
-    e.g. ``spark-wjoin_4.3_2.13``."""
-    return f"spark-wjoin_{_supported(spark_version)}_2.13"
+    e.g. ``spark-wjoin_4.3_2.13`` (``spark-wjoin_3.5_2.12``: the Scala of that Spark's pyspark)."""
+    minor = _supported(spark_version)
+    return f"spark-wjoin_{minor}_{scala_builds[minor]}"
 
 
 def maven_coordinates(spark_version: str | None = None) -> str:
@@ -125,6 +126,12 @@ def _is_connect(df_or_session) -> bool:
     return type(df_or_session).__module__.startswith("pyspark.sql.connect.")
 
 
+def _is_a(value, cls) -> bool:
+    """``value`` is a ``cls`` (DataFrame, Column), of classic PySpark or of Spark Connect, whose
+    classes PySpark 3.5 keeps apart (PySpark 4's derive from the classic names)."""
+    return isinstance(value, cls) or (_is_connect(value) and type(value).__name__ == cls.__name__)
+
+
 def _inputs(inputs) -> tuple[list[str] | None, list[DataFrame]]:
     """(names or None for the JVM's default names, DataFrames)."""
     if isinstance(inputs, Mapping):
@@ -139,7 +146,7 @@ def _inputs(inputs) -> tuple[list[str] | None, list[DataFrame]]:
         raise TypeError(f"inputs: expected a list of DataFrames or a dict name -> DataFrame, got "
                         f"{type(inputs).__name__}")
     for label, df in zip(labels, dfs):
-        if not isinstance(df, DataFrame):
+        if not _is_a(df, DataFrame):
             raise TypeError(f"inputs: {label} is a {type(df).__name__}, not a DataFrame")
     return names, dfs
 
@@ -163,7 +170,7 @@ def _on(on) -> tuple[list[str], Column | None]:
     for item in items:
         if isinstance(item, str):
             names.append(item)
-        elif isinstance(item, Column):
+        elif _is_a(item, Column):
             condition = item if condition is None else (condition & item)
         else:
             raise TypeError(f"on: expected column names or boolean Columns, got {type(item).__name__}")

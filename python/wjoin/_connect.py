@@ -27,7 +27,7 @@ from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
 from pyspark.sql.connect.plan import LogicalPlan
 
 from ._api import CONNECT_PLUGIN
-from ._errors import converted, error
+from ._errors import condition_of, converted, error
 from ._version import __version__
 from .proto import wjoin_connect_pb2 as wjoin_proto
 
@@ -102,7 +102,10 @@ def connect_wjoin(session, dfs: list, arguments: dict):
     """The W-join of Connect DataFrames of ``session``, analyzed at once (errors become WJoinAnalysisException)."""
     if any(df.sparkSession is not session for df in dfs):
         raise error("WJOIN_SESSION_MISMATCH")
-    joined = ConnectDataFrame(WJoinPlan([df._plan for df in dfs], arguments), session)
+    plan = WJoinPlan([df._plan for df in dfs], arguments)
+    # PySpark 3.5 makes a DataFrame of a plan with withPlan; PySpark 4 takes the plan first.
+    joined = ConnectDataFrame.withPlan(plan, session) if hasattr(ConnectDataFrame, "withPlan") \
+        else ConnectDataFrame(plan, session)
     try:
         joined.schema  # analysis on the server: every check of the arguments runs now
     except PySparkException as e:
@@ -115,7 +118,7 @@ def connect_wjoin(session, dfs: list, arguments: dict):
 
 def _no_plugin(e: PySparkException):
     """WJOIN_CONNECT_PLUGIN_MISSING when ``e`` is the server's answer to a relation no plugin handles."""
-    condition = e.getCondition() or ""
+    condition = condition_of(e) or ""
     text = str(e)
     if condition.startswith("CONNECT_INVALID_PLAN") and "NO_HANDLER_FOR_EXTENSION" in text + condition \
             and wjoin_proto.WJoinRelation.DESCRIPTOR.full_name in text:

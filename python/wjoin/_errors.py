@@ -14,6 +14,7 @@ message from the same catalogue, read from the bundled jar.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import zipfile
@@ -22,6 +23,20 @@ from typing import Dict, Optional
 
 from pyspark.errors import AnalysisException
 from pyspark.errors.exceptions.base import PySparkException
+
+# PySpark 4 takes an exception's condition and parameters with its message (camelCase); PySpark 3.5
+# takes either a message or a condition, and names the condition getErrorClass().
+_PYSPARK_4 = "errorClass" in inspect.signature(PySparkException.__init__).parameters
+
+
+def condition_of(error: Exception) -> Optional[str]:
+    """The condition of a PySpark error (``getCondition()``, ``getErrorClass()`` on PySpark 3.5), or None."""
+    get = getattr(error, "getCondition", None) or getattr(error, "getErrorClass", None)
+    try:
+        return get() if callable(get) else None
+    except Exception:  # a captured exception whose JVM side is gone
+        return None
+
 
 _DECORATED = re.compile(r"^\[([A-Z0-9_.]+)\] (.*?)(?: SQLSTATE: [0-9A-Z]{5})?\s*$", re.DOTALL)
 
@@ -34,8 +49,16 @@ class WJoinAnalysisException(AnalysisException, ValueError):
     """
 
     def __init__(self, message: str, condition: str, parameters: Optional[Dict[str, str]], sql_state: Optional[str]):
-        PySparkException.__init__(self, message=message, errorClass=condition, messageParameters=parameters or {})
+        if _PYSPARK_4:
+            PySparkException.__init__(self, message=message, errorClass=condition, messageParameters=parameters or {})
+        else:
+            PySparkException.__init__(self, message=message)
+            self.error_class, self.message_parameters = condition, parameters or {}
+        self._condition = condition
         self._sql_state = sql_state
+
+    def getCondition(self) -> str:
+        return self._condition
 
     def getSqlState(self) -> Optional[str]:
         return self._sql_state
@@ -45,11 +68,7 @@ def converted(error: Exception) -> Optional[WJoinAnalysisException]:
     """``error``, an AnalysisException raised while a W-join is built (a ``WJOIN_`` condition, or
     Spark's own for what its analyzer finds in the inputs' expressions), as a
     :class:`WJoinAnalysisException`; None when it carries no condition."""
-    get = getattr(error, "getCondition", None)
-    try:
-        condition = get() if get else None
-    except Exception:  # a captured exception whose JVM side is gone
-        condition = None
+    condition = condition_of(error)
     if not condition:
         return None
     raw = getattr(error, "_desc", None) or getattr(error, "_message", None) or str(error)

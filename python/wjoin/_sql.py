@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from ._errors import condition_of
 from ._session import EXTENSION, _extension_set
 
 # The clause's openings, as the extension's grammar reads them: `WINDOW(A,B) =`, `WINDOW =`,
@@ -28,11 +29,7 @@ def _clause_of(query) -> str | None:
 
 
 def _is_parse_error(error: Exception) -> bool:
-    condition = getattr(error, "getCondition", None)
-    try:
-        return callable(condition) and (condition() or "").startswith("PARSE_SYNTAX_ERROR")
-    except Exception:  # an error object without a condition
-        return False
+    return (condition_of(error) or "").startswith("PARSE_SYNTAX_ERROR")
 
 
 def _session_has_extension(spark) -> bool:

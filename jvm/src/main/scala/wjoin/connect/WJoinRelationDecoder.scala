@@ -3,7 +3,7 @@ package wjoin.connect
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.connect.proto.{Expression, Relation}
-import org.apache.spark.sql.connect.ConnectProtoUtils
+import org.apache.spark.sql.wjoin.ConnectApi
 import org.sparkproject.connect.protobuf.{Any => ProtoAny, ByteString, InvalidProtocolBufferException, Message}
 
 import wjoin.connect.proto.{BudgetShares, InputColumns, NumberMap, StringList, WJoinRelation}
@@ -83,7 +83,7 @@ object WJoinRelationDecoder {
   /** Input `index`: its bytes as a Connect relation, parsed with Spark's recursion `limit`. */
   def relation(bytes: ByteString, index: Int, limit: Int): Relation = {
     val field = s"inputs[$index]"
-    val relation = parsed(field, ConnectProtoUtils.parseRelationWithRecursionLimit(bytes.toByteArray, limit))
+    val relation = parsed(field, ConnectApi.parseRelation(bytes.toByteArray, limit))
     if (relation.getRelTypeCase == Relation.RelTypeCase.RELTYPE_NOT_SET)
       invalid(field, "an empty spark.connect.Relation (no relation type set)")
     relation
@@ -91,7 +91,7 @@ object WJoinRelationDecoder {
 
   /** The condition's bytes as a Connect expression, parsed with Spark's recursion `limit`. */
   def expression(bytes: ByteString, limit: Int): Expression = {
-    val expression = parsed("condition", ConnectProtoUtils.parseExpressionWithRecursionLimit(bytes.toByteArray, limit))
+    val expression = parsed("condition", ConnectApi.parseExpression(bytes.toByteArray, limit))
     if (expression.getExprTypeCase == Expression.ExprTypeCase.EXPRTYPE_NOT_SET)
       invalid("condition", "an empty spark.connect.Expression (no expression type set)")
     expression

@@ -90,8 +90,8 @@ final case class BandCells(home: Int, real: Boolean, width: Double, low: Seq[Dou
     else {
       val m = hops * (relative * (math.abs(y) + math.abs(low(j)) + math.abs(high(j)) + scale) + absolute) +
         java.lang.Double.MIN_VALUE
-      val from = math.nextDown(y - high(j) - m)
-      val to = math.nextUp(y - low(j) + m)
+      val from = java.lang.Math.nextDown(y - high(j) - m)
+      val to = java.lang.Math.nextUp(y - low(j) + m)
       (cellOfDouble(if (from.isNaN) Double.NegativeInfinity else from), cellOfDouble(if (to.isNaN) Double.PositiveInfinity else to))
     }
 

@@ -73,7 +73,7 @@ final case class RealBand(low: Double, high: Double, scale: Double, relative: Do
     if (!lowerBounded) return Long.MinValue
     val v = RealKeys.decode(x)
     val b = v + low
-    if (b.isNaN || b.isInfinite) Long.MinValue else RealKeys.encode(math.nextDown(b - margin(v, b)))
+    if (b.isNaN || b.isInfinite) Long.MinValue else RealKeys.encode(java.lang.Math.nextDown(b - margin(v, b)))
   }
 
   /** The greatest key of the target's range for the source's key x. */
@@ -82,7 +82,7 @@ final case class RealBand(low: Double, high: Double, scale: Double, relative: Do
     if (!upperBounded) return Long.MaxValue
     val v = RealKeys.decode(x)
     val b = v + high
-    if (b.isNaN || b.isInfinite) Long.MaxValue else RealKeys.encode(math.nextUp(b + margin(v, b)))
+    if (b.isNaN || b.isInfinite) Long.MaxValue else RealKeys.encode(java.lang.Math.nextUp(b + margin(v, b)))
   }
 
   /** The same band seen from the other side: v - t in [-high, -low]. */

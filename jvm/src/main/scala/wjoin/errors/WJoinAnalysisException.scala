@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.trees.Origin
+import org.apache.spark.sql.wjoin.ThrowableApi
 
 /**
  * A misuse of the W-join: an [[AnalysisException]] (so a `SparkThrowable`) with a `WJOIN_`
@@ -30,9 +31,8 @@ class WJoinAnalysisException(
     startPosition = origin.startPosition,
     errorClass = Some(condition),
     messageParameters = parameters,
-    context = origin.getQueryContext) {
+    context = origin.getQueryContext) with ThrowableApi.WithCondition {
 
-  override def getCondition: String = condition
   override def getSqlState: String = WJoinErrors.condition(condition).sqlState
   override def getMessageParameters: java.util.Map[String, String] = parameters.asJava
 

@@ -2,7 +2,7 @@ package wjoin.errors
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.wjoin.ThrowableApi
 
 /**
  * A W-join that cannot go on while it runs (in a task), as opposed to a misuse found before
@@ -14,9 +14,8 @@ import org.apache.spark.SparkThrowable
  * @param parameters the values of the template's placeholders
  */
 class WJoinRuntimeException(val condition: String, val parameters: Map[String, String])
-  extends RuntimeException(WJoinAnalysisException.format(condition, parameters)) with SparkThrowable {
+  extends RuntimeException(WJoinAnalysisException.format(condition, parameters)) with ThrowableApi.WithCondition {
 
-  override def getCondition: String = condition
   override def getSqlState: String = WJoinErrors.condition(condition).sqlState
   override def getMessageParameters: java.util.Map[String, String] = parameters.asJava
 }

@@ -30,15 +30,18 @@ object BuildVersions {
   /** The Spark version the jar was compiled against, e.g. "4.3.0". */
   lazy val sparkVersion: String = properties.getProperty("spark.version")
 
+  /** The Scala binary version the jar was compiled for, e.g. "2.13" (its name ends in it). */
+  lazy val scalaBinary: String = properties.getProperty("scala.binary")
+
   private def majorMinor(v: String): String = v.split("\\.").take(2).mkString(".")
 
   /**
    * Fails unless `running` (default: this JVM's Spark) has the major.minor of [[sparkVersion]]:
-   * each Spark minor has its own jar, `spark-wjoin_<minor>_2.13`.
+   * each Spark minor has its own jar, `spark-wjoin_<minor>_<scala>`.
    */
   def requireSupportedSpark(running: String = org.apache.spark.SPARK_VERSION): Unit =
     WJoinErrors.check(majorMinor(running) == majorMinor(sparkVersion), "WJOIN_UNSUPPORTED_SPARK_VERSION",
-      Seq("version" -> s"$version (the jar spark-wjoin_${majorMinor(sparkVersion)}_2.13)",
+      Seq("version" -> s"$version (the jar spark-wjoin_${majorMinor(sparkVersion)}_$scalaBinary)",
         "supported" -> majorMinor(sparkVersion), "running" -> running, "runningMinor" -> majorMinor(running)))
 
   /** Fails unless a client's spark-wjoin version (empty: not sent) is this jar's. */

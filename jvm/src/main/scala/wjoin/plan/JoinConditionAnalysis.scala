@@ -59,7 +59,7 @@ object JoinConditionAnalysis extends PredicateHelper {
             original.getOrElseUpdate(a, l)
             original.getOrElseUpdate(b, r)
             parent(find(a)) = find(b)
-            Some(eq -> (a, b))
+            Some((eq, (a, b)))
           case _ => None
         }
       case _ => None

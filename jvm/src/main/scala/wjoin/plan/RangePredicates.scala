@@ -2,6 +2,7 @@ package wjoin.plan
 
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types._
+import org.apache.spark.sql.wjoin.PredicateForms
 import org.apache.spark.sql.wjoin.CatalystApi.TimestampPlusInterval
 
 import wjoin.core.{RangeBinding, RealBand}
@@ -118,9 +119,47 @@ object RangePredicates extends PredicateHelper {
     case _ => false
   }
 
+  /**
+   * Integer arithmetic that may wrap on overflow instead of failing (Spark's non-ANSI mode, the
+   * default before Spark 4): `-128 - 127` is `1` in TINYINT, so `abs(A.x - B.x) <= 2` accepts
+   * pairs far apart. Such a term is not linear; its conjunct stays a residual. A term whose
+   * values all fit its type (`CAST(A.x AS INT) + 1` over a TINYINT column) cannot wrap.
+   */
+  private def wraps(e: Expression, ansi: Boolean): Boolean = !ansi && isInteger(e.dataType) &&
+    integralRange(e).forall { case (lo, hi) => lo < minOf(e.dataType) || hi > maxOf(e.dataType) }
+
+  private def isInteger(t: DataType): Boolean = t match {
+    case ByteType | ShortType | IntegerType | LongType => true
+    case _ => false
+  }
+
+  private def minOf(t: DataType): BigInt = t match {
+    case ByteType => Byte.MinValue; case ShortType => Short.MinValue; case IntegerType => Int.MinValue
+    case _ => Long.MinValue
+  }
+  private def maxOf(t: DataType): BigInt = t match {
+    case ByteType => Byte.MaxValue; case ShortType => Short.MaxValue; case IntegerType => Int.MaxValue
+    case _ => Long.MaxValue
+  }
+
+  /** The least and greatest value an integer term can take, computed without wrapping; None: unknown. */
+  private def integralRange(e: Expression): Option[(BigInt, BigInt)] = e match {
+    case Literal(v: Number, t) if isInteger(t) => Some((BigInt(v.longValue), BigInt(v.longValue)))
+    case a: Attribute if isInteger(a.dataType) => Some((minOf(a.dataType), maxOf(a.dataType)))
+    case Cast(child, t, _, _) if isInteger(t) && monotoneCast(child.dataType, t) => integralRange(child)
+    case Add(l, r, _) => for ((a, b) <- integralRange(l); (c, d) <- integralRange(r)) yield (a + c, b + d)
+    case Subtract(l, r, _) => for ((a, b) <- integralRange(l); (c, d) <- integralRange(r)) yield (a - d, b - c)
+    case UnaryMinus(c, _) => integralRange(c).map { case (a, b) => (-b, -a) }
+    case Abs(c, _) => integralRange(c).map { case (a, b) => (BigInt(0) max a max -b, a.abs max b.abs) }
+    case _ => None
+  }
+
   private def linear(e: Expression): Option[Linear] = e match {
     case Constant(c) => Some(Linear(Nil, Nil, c))
     case _ if isColumn(e) => Some(Linear(List(e), Nil, 0))
+    case a: Add if wraps(a, a.evalMode == EvalMode.ANSI) => None // (the third field is no EvalMode in Spark 4.1+)
+    case s: Subtract if wraps(s, s.evalMode == EvalMode.ANSI) => None
+    case UnaryMinus(_, failOnError) if wraps(e, failOnError) => None
     case Add(l, r, _) => for (a <- linear(l); b <- linear(r)) yield a + b
     case Subtract(l, r, _) => for (a <- linear(l); b <- linear(r)) yield a + b.negate
     case UnaryMinus(c, _) => linear(c).map(_.negate)
@@ -134,6 +173,7 @@ object RangePredicates extends PredicateHelper {
 
   /** abs(a - b + k) under monotone casts. */
   private def absOf(e: Expression): Option[Linear] = e match {
+    case Abs(_, failOnError) if wraps(e, failOnError) => None
     case Abs(inner, _) => linear(inner).filter(_.twoColumns)
     case Cast(child, to, _, _) if monotoneCast(child.dataType, to) => absOf(child)
     case _ => None
@@ -220,8 +260,8 @@ object RangePredicates extends PredicateHelper {
         if (lo <= hi) Some(Band(a, b, lo, hi, None)) else None
       case None if Seq(s.a, s.b).forall(x => isIntegral(x.dataType) || isRealKeyType(x.dataType)) =>
         def key(x: Expression) = if (isRealKeyType(x.dataType)) x else Cast(x, DoubleType)
-        val lo = s.lo.fold(Double.NegativeInfinity)(v => math.nextDown(v.toDouble))
-        val hi = s.hi.fold(Double.PositiveInfinity)(v => math.nextUp(v.toDouble))
+        val lo = s.lo.fold(Double.NegativeInfinity)(v => java.lang.Math.nextDown(v.toDouble))
+        val hi = s.hi.fold(Double.PositiveInfinity)(v => java.lang.Math.nextUp(v.toDouble))
         val constants = c.collect { case Constant(k) => k.abs }.foldLeft(BigDecimal(0))(_ + _).toDouble
         val scales = nodes.collect { case d: DecimalType => d.scale }
         val absolute = if (scales.isEmpty) 0.0 else math.pow(10, -math.min(6, scales.min))
@@ -236,7 +276,7 @@ object RangePredicates extends PredicateHelper {
 
   /** Conjuncts with Spark's replaceable forms (BETWEEN) replaced and split. */
   private def expand(c: Expression): Seq[Expression] = c match {
-    case b: Between => Seq(GreaterThanOrEqual(b.input, b.lower), LessThanOrEqual(b.input, b.upper))
+    case PredicateForms.Between(input, lower, upper) => Seq(GreaterThanOrEqual(input, lower), LessThanOrEqual(input, upper))
     case r: RuntimeReplaceable => splitConjunctivePredicates(r.replacement).flatMap(expand)
     case other => Seq(other)
   }

@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.QueryContext
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
-import org.apache.spark.sql.wjoin.CatalystApi
+import org.apache.spark.sql.wjoin.{CatalystApi, ThrowableApi}
 
 /**
  * Syntax errors of the W-join clause, built like Spark's own: a [[ParseException]] of
@@ -30,7 +30,7 @@ object SqlSyntaxError {
    * whose message is "Syntax error at or near 'X'<hint>.").
    */
   def withAdvice(e: ParseException, advice: String): ParseException =
-    if (e.getCondition != "PARSE_SYNTAX_ERROR") e else {
+    if (ThrowableApi.conditionOf(e) != "PARSE_SYNTAX_ERROR") e else {
       val parameters = e.getMessageParameters.asScala.toMap
       val hint = parameters.getOrElse("hint", "")
       CatalystApi.withParameters(e, parameters.updated("hint", if (hint.isEmpty) s": $advice" else s"$hint; $advice"))

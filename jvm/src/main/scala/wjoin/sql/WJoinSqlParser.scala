@@ -56,7 +56,7 @@ object WJoinSqlParser {
   def markerName(k: Int): String = s"⋈$k"
 
   def markerIndex(name: Seq[String]): Option[Int] = name match {
-    case Seq(single) if single.startsWith("⋈") => single.drop(1).toIntOption
+    case Seq(single) if single.startsWith("⋈") => scala.util.Try(single.drop(1).toInt).toOption
     case _ => None
   }
 

@@ -156,7 +156,7 @@ object WindowClauseFinder {
         case other => if (names.size == 1) None else Some(s"$other takes one input: $other(B) = <length>")
       }
       arity.foreach(fail(kind, _))
-      names.find(n => !SimpleName.matches(n.name)).foreach(n => fail(n, "an input name in a window term must " +
+      names.find(n => !SimpleName.pattern.matcher(n.name).matches()).foreach(n => fail(n, "an input name in a window term must " +
         "consist of letters, digits and '_'; give the relation such an alias"))
       expectSymbol("=", "expected '=' and a window length")
       val length = if (peek.isSymbol("[")) {

@@ -75,30 +75,31 @@ class WJoinRelationDecoderSuite extends AnyFunSuite {
     val e = intercept[WJoinAnalysisException](BuildVersions.requireSameClient("0.0.1"))
     assert(e.getMessage.contains(s"client's spark-wjoin is 0.0.1 but the server's jar is ${BuildVersions.version}"))
     BuildVersions.requireSupportedSpark()
-    val s = intercept[WJoinAnalysisException](BuildVersions.requireSupportedSpark("3.5.1"))
-    assert(s.getCondition == "WJOIN_UNSUPPORTED_SPARK_VERSION" && s.getSqlState == "0A000")
+    val s = intercept[WJoinAnalysisException](BuildVersions.requireSupportedSpark("3.4.1"))
+    assert(s.condition == "WJOIN_UNSUPPORTED_SPARK_VERSION" && s.getSqlState == "0A000")
     val minor = BuildVersions.sparkVersion.split('.').take(2).mkString(".")
-    assert(s.getMessage.contains(s"runs on Spark $minor, but this is Spark 3.5.1"), s.getMessage)
-    assert(s.getMessage.contains("spark-wjoin_3.5_2.13"), s.getMessage)
+    assert(s.getMessage.contains(s"runs on Spark $minor, but this is Spark 3.4.1"), s.getMessage)
+    assert(s.getMessage.contains(s"spark-wjoin_${minor}_${BuildVersions.scalaBinary}"), s.getMessage)
+    assert(BuildVersions.scalaBinary == scala.util.Properties.versionNumberString.split('.').take(2).mkString("."))
   }
 
   test("the input count is checked before any input is read: a count is all it takes") {
     WJoinRelationDecoder.check(message(RequestLimits.MaxInputs).build())
     val garbage = bytes(0, 1, 2)
     val many = refused(WJoinRelationDecoder.check(message(10000, garbage).build()))
-    assert(many.getCondition == "WJOIN_TOO_MANY_INPUTS" && many.parameters("count") == "10000")
-    assert(refused(WJoinRelationDecoder.check(message(0).build())).getCondition == "WJOIN_TOO_FEW_INPUTS")
+    assert(many.condition == "WJOIN_TOO_MANY_INPUTS" && many.parameters("count") == "10000")
+    assert(refused(WJoinRelationDecoder.check(message(0).build())).condition == "WJOIN_TOO_FEW_INPUTS")
     // 2 inputs of garbage pass the checks of the message; reading them fails, naming the input
     WJoinRelationDecoder.check(message(2, garbage).build())
     val read = refused(WJoinRelationDecoder.relation(garbage, 1, 1024))
-    assert(read.getCondition == "WJOIN_INVALID_CONNECT_MESSAGE" && read.getSqlState == "22023")
+    assert(read.condition == "WJOIN_INVALID_CONNECT_MESSAGE" && read.getSqlState == "22023")
     assert(read.text.startsWith("the Spark Connect message's inputs[1] is not valid: Protocol message"), read.text)
   }
 
   test("fields the message type does not declare are refused, named by number, also inside a list") {
     val extra = UnknownFieldSet.newBuilder().addField(22, UnknownFieldSet.Field.newBuilder().addVarint(5).build()).build()
     val top = refused(WJoinRelationDecoder.check(message(2).setUnknownFields(extra).build()))
-    assert(top.getCondition == "WJOIN_INVALID_CONNECT_MESSAGE" && top.parameters("field") == "WJoinRelation")
+    assert(top.condition == "WJOIN_INVALID_CONNECT_MESSAGE" && top.parameters("field") == "WJoinRelation")
     assert(top.parameters("reason").startsWith("field number(s) 22 are not fields of spark-wjoin"), top.text)
     val inNames = message(2).setNames(strings("A", "B").toBuilder.setUnknownFields(extra)).build()
     assert(refused(WJoinRelationDecoder.check(inNames)).parameters("reason").startsWith("field number(s) names.22 "))
@@ -113,7 +114,7 @@ class WJoinRelationDecoderSuite extends AnyFunSuite {
     def any(value: ByteString) = ProtoAny.newBuilder().setTypeUrl("type.googleapis.com/wjoin.connect.WJoinRelation")
       .setValue(value).build()
     val message = refused(WJoinRelationDecoder.unpack(any(bytes(0, 1, 2))))
-    assert(message.getCondition == "WJOIN_INVALID_CONNECT_MESSAGE" && message.parameters("field") == "WJoinRelation")
+    assert(message.condition == "WJOIN_INVALID_CONNECT_MESSAGE" && message.parameters("field") == "WJoinRelation")
     val badUtf8 = refused(WJoinRelationDecoder.unpack(any(bytes(0x42, 1, 0xff)))) // window = "\xff"
     assert(badUtf8.parameters("reason").contains("UTF-8"), badUtf8.text)
     val truncated = range.toByteString.substring(0, range.getSerializedSize - 1)
@@ -134,13 +135,13 @@ class WJoinRelationDecoderSuite extends AnyFunSuite {
       Relation.newBuilder().setProject(Project.newBuilder().setInput(input)).build()).toByteString
     assert(WJoinRelationDecoder.relation(deep, 0, 1024).hasProject)
     val e = refused(WJoinRelationDecoder.relation(deep, 0, 50))
-    assert(e.getCondition == "WJOIN_INVALID_CONNECT_MESSAGE" && e.parameters("reason").contains("too many levels"), e.text)
+    assert(e.condition == "WJOIN_INVALID_CONNECT_MESSAGE" && e.parameters("reason").contains("too many levels"), e.text)
   }
 
   test("texts, lists and maps of the message over the limits, the client's version included") {
     def argument(m: WJoinRelation.Builder) = {
       val e = refused(WJoinRelationDecoder.check(m.build()))
-      assert(e.getCondition == "WJOIN_ARGUMENT_TOO_LONG", e.text)
+      assert(e.condition == "WJOIN_ARGUMENT_TOO_LONG", e.text)
       e.parameters("argument")
     }
     WJoinRelationDecoder.check(message(2).setWindow("5 " * 2048).build())
@@ -157,14 +158,14 @@ class WJoinRelationDecoderSuite extends AnyFunSuite {
       .addColumns(InputColumn.newBuilder().setInput("A").setColumn("t1"))
       .addColumns(InputColumn.newBuilder().setInput("A").setColumn("t2"))
     val e = refused(WJoinRelationDecoder.check(message(2).setTimeByInput(twice).build()))
-    assert(e.getCondition == "WJOIN_INPUT_GIVEN_TWICE" && e.text == "time: input A is given twice")
+    assert(e.condition == "WJOIN_INPUT_GIVEN_TWICE" && e.text == "time: input A is given twice")
   }
 
   test("W-joins nest at most 16 deep on a thread; the count is restored after a failure") {
     def nest(levels: Int): Int = WJoinRelationDecoder.nested(if (levels == 1) 1 else 1 + nest(levels - 1))
     assert(nest(WJoinRelationDecoder.MaxNesting) == 16)
     val e = refused(nest(WJoinRelationDecoder.MaxNesting + 1))
-    assert(e.getCondition == "WJOIN_NESTING_TOO_DEEP" && e.getSqlState == "54000" && e.parameters("max") == "16")
+    assert(e.condition == "WJOIN_NESTING_TOO_DEEP" && e.getSqlState == "54000" && e.parameters("max") == "16")
     intercept[IllegalStateException](WJoinRelationDecoder.nested(throw new IllegalStateException("in a nested plan")))
     assert(nest(WJoinRelationDecoder.MaxNesting) == 16)
   }

@@ -35,7 +35,7 @@ class KeyedRangeEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       if (!real) Seq(RangeBinding(a, 0, b, 0, l, h),
         RangeBinding(b, 0, a, 0, if (h == Long.MaxValue) Long.MinValue else -h, if (l == Long.MinValue) Long.MaxValue else -l))
       else {
-        val rb = RealBand(if (lo.isInfinite) lo else math.nextDown(lo), if (hi.isInfinite) hi else math.nextUp(hi),
+        val rb = RealBand(if (lo.isInfinite) lo else java.lang.Math.nextDown(lo), if (hi.isInfinite) hi else java.lang.Math.nextUp(hi),
           math.abs(if (lo.isInfinite) 0 else lo) + math.abs(if (hi.isInfinite) 0 else hi), math.pow(2, -48), 0.0)
         val (lOff, hOff) = (if (lo.isInfinite) Long.MinValue else 0L, if (hi.isInfinite) Long.MaxValue else 0L)
         // `x_a - x_b >= lo` holds when either side is NaN (the difference is NaN, the largest)
@@ -120,7 +120,7 @@ class KeyedRangeEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val bands = Seq(XBand(0, 1, -0.5, 0.5, real = true), XBand(1, 2, -0.5, 0.5, real = true))
     val matrix = WindowMatrix.uniform(3, 1000)
     val extra = (t: Seq[TRow]) => bands.forall(_.holds(t))
-    def evaluations(paths: Seq[AccessPath]) = {
+    def evaluations(paths: Seq[AccessPath]): (Seq[Seq[Int]], Long) = {
       val plan = new EnginePlan(matrix, Algorithm.HW, hashed = true, paths, bands.flatMap(_.bindings))
       val (got, stats) = EngineRunner.run(3, rs, plan, sameKey = true, extra)
       (got, stats.predicateEvals)

@@ -45,7 +45,7 @@ class MicroBatchWJoinSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     var maxSeen: Option[Long] = None
     var lateBound = Long.MinValue // Long.MinValue: no watermark yet, nothing is late
     val sizes = Seq.newBuilder[Int]
-    val flushAt = SaturatingTime.plus(SaturatingTime.plus(batches.flatten.map(_.time).maxOption.getOrElse(0L), plan.horizon.max), 1)
+    val flushAt = SaturatingTime.plus(SaturatingTime.plus(batches.flatten.map(_.time).reduceOption(_ max _).getOrElse(0L), plan.horizon.max), 1)
     val evictedRows = mutable.ArrayBuffer.empty[TRow]
     def engineRow(r: TRow) = EngineRow(r.input, r.time, if (plan.hashed) Integer.valueOf(r.key) else null, r)
     var step: MicroBatchWJoin = null

@@ -124,12 +124,12 @@ class TimeBandsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val spread = Array.tabulate(2000)(i => (i * 5).toLong)
     val times = spread ++ Array.fill(18000)(5000L)
     val bands = TimeBands.fromSample(times, Array.fill(times.length)(1.0), 8, m)
-    val sizes = times.groupBy(bands.bandOf).view.mapValues(_.length).toMap
+    val sizes = times.groupBy(bands.bandOf).map { case (b, ts) => b -> ts.length }
     val burstBand = bands.bandOf(5000L)
     assert(sizes(burstBand) < 18000 + 10, s"burst band holds more than the burst: $sizes, $bands")
     assert(sizes.size >= 5, s"the rows outside the burst are not spread: $sizes, $bands")
     // greedy: the rows before the burst fill one band (they weigh less than one target)
-    assert(sizes.removed(burstBand).values.max <= 1000, s"$sizes, $bands")
+    assert((sizes - burstBand).values.max <= 1000, s"$sizes, $bands")
     assert(bands.lowerOf(burstBand) == 5000L, s"the burst does not start its band: $bands")
   }
 

@@ -9,7 +9,7 @@ import wjoin.request.RequestLimits
 class WindowTermParserSuite extends AnyFunSuite {
   private val names = Seq("A", "B")
   private def parse(text: String) = WindowTermParser.parse(text, names, integralTime = true)
-  private def condition(text: String) = intercept[WJoinAnalysisException](parse(text)).getCondition
+  private def condition(text: String) = intercept[WJoinAnalysisException](parse(text)).condition
 
   test("an interval: lo up to the first comma, hi up to the bracket, blanks anywhere around them") {
     assert(parse("DWINDOW(A,B) = [-2, 8]") == Seq(DirectedWindow(0, 1, -2, 8, "DWINDOW(A,B) = [-2, 8]")))

@@ -7,6 +7,7 @@ import scala.io.Source
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.trees.Origin
+import org.apache.spark.sql.wjoin.ThrowableApi
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The error catalogue: well formed, every condition raised somewhere and documented, and the exception's shape. */
@@ -50,7 +51,7 @@ class WJoinErrorsSuite extends AnyFunSuite {
   test("the exception: an AnalysisException and SparkThrowable with condition, parameters and SQLSTATE") {
     val e = WJoinErrors.error("WJOIN_NEGATIVE_WINDOW", "what" -> "window", "text" -> "-5")
     assert(e.isInstanceOf[AnalysisException] && e.isInstanceOf[SparkThrowable])
-    assert(e.getCondition == "WJOIN_NEGATIVE_WINDOW" && e.getSqlState == "22023")
+    assert(ThrowableApi.conditionOf(e) == "WJOIN_NEGATIVE_WINDOW" && e.getSqlState == "22023")
     assert(e.getMessageParameters.get("text") == "-5")
     assert(e.getMessage == "[WJOIN_NEGATIVE_WINDOW] window: a window cannot be negative, got '-5' SQLSTATE: 22023")
     assert(e.text == "window: a window cannot be negative, got '-5'")

@@ -28,12 +28,29 @@ class RangePredicatesSuite extends AnyFunSuite with SharedSparkSession with Pred
   private def empty(kind: BandKind, name: String): DataFrame =
     spark.createDataFrame(java.util.Collections.emptyList[Row](), StructType(Seq(StructField("x", kind.dt)))).alias(name)
 
-  /** The analyzed conjuncts of `form` and the two inputs' columns. */
-  private def analyzed(kind: BandKind, form: String) = {
+  /**
+   * The analyzed conjuncts of `form` and the two inputs' columns, with ANSI arithmetic (Spark 4's
+   * default) unless `ansi` is false.
+   */
+  private def analyzed(kind: BandKind, form: String, ansi: Boolean = true) = {
     val (a, b) = (empty(kind, "A"), empty(kind, "B"))
-    val plan = a.crossJoin(b).where(expr(form)).queryExecution.analyzed
+    val plan = withConf("spark.sql.ansi.enabled" -> ansi.toString)(a.crossJoin(b).where(expr(form)).queryExecution.analyzed)
     val cond = plan.collectFirst { case f: Filter => f.condition }.get
     (splitConjunctivePredicates(cond), a.queryExecution.analyzed.output, b.queryExecution.analyzed.output)
+  }
+
+  test("integer arithmetic that wraps (ANSI off, Spark 3.5's default) binds no range: the conjunct stays a residual") {
+    val byte = BandKinds.all.find(_.name == "byte").get
+    // -128 - 127 wraps to 1 in TINYINT: Spark accepts the pair, so no range may exclude it.
+    for (form <- Seq("abs(A.x - B.x) <= 2", "A.x - B.x <= 1", "-(A.x - B.x) <= 1")) {
+      val (conjuncts, aOut, bOut) = analyzed(byte, form, ansi = false)
+      assert(RangePredicates(Seq(AttributeSet(aOut), AttributeSet(bOut)), conjuncts).bindings.isEmpty, form)
+      val (ansiConjuncts, ansiA, ansiB) = analyzed(byte, form)
+      assert(RangePredicates(Seq(AttributeSet(ansiA), AttributeSet(ansiB)), ansiConjuncts).bindings.nonEmpty, form)
+    }
+    // A TINYINT plus an INT literal is computed in INT, where it cannot overflow: a range.
+    val (conjuncts, aOut, bOut) = analyzed(byte, "A.x < B.x + 1", ansi = false)
+    assert(RangePredicates(Seq(AttributeSet(aOut), AttributeSet(bOut)), conjuncts).bindings.nonEmpty)
   }
 
   for (kind <- BandKinds.all; form <- kind.forms) test(s"${kind.name}: $form gives ranges containing every accepted pair") {

@@ -20,13 +20,13 @@ class RequestCodecSuite extends AnyFunSuite with SharedSparkSession {
 
   /** The W-join of a and b from the map `entries`, as the Python package asks for it. */
   private def joined(entries: (String, AnyRef)*): DataFrame =
-    WJoin.fromArguments(java.util.List.of(a, b), entries.toMap.asJava)
+    WJoin.fromArguments(java.util.Arrays.asList(a, b), entries.toMap.asJava)
 
   test("a map of plain data builds the same W-join as the builder") {
-    val args = java.util.Map.of[String, AnyRef]("names", java.util.List.of("P", "Q"), "on", java.util.List.of("k"),
-      "time", java.util.Map.of("q", "seen", "P", "ts"), "windows", java.util.List.of("DWINDOW(P,Q) = [1, 3]"),
+    val args = java.util.Map.of[String, AnyRef]("names", java.util.Arrays.asList("P", "Q"), "on", java.util.Arrays.asList("k"),
+      "time", java.util.Map.of("q", "seen", "P", "ts"), "windows", java.util.Arrays.asList("DWINDOW(P,Q) = [1, 3]"),
       "algorithm", "MW", "bidirectional", java.lang.Boolean.FALSE)
-    val joined = WJoin.fromArguments(java.util.List.of(a, b), args)
+    val joined = WJoin.fromArguments(java.util.Arrays.asList(a, b), args)
     val built = WJoin("P" -> a, "Q" -> b).on("k").time("ts", "seen").windows("DWINDOW(P,Q) = [1, 3]")
       .algorithm("mw").toDF
     assert(joined.collect().toSeq.map(_.toString).sorted == built.collect().toSeq.map(_.toString).sorted)
@@ -37,17 +37,17 @@ class RequestCodecSuite extends AnyFunSuite with SharedSparkSession {
     val limits = java.util.Map.of[String, AnyRef]("state_rows", Integer.valueOf(4), "probe_rate", java.lang.Double.valueOf(0.5))
     val perBudget = java.util.Map.of[String, AnyRef]("state_rows", java.util.Map.of("A", Integer.valueOf(1)),
       "probe_rate", java.util.Map.of("b", java.lang.Double.valueOf(2.0)))
-    val entries = Seq("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3",
+    val entries = Seq("on" -> java.util.Arrays.asList("k"), "time" -> java.util.Arrays.asList("ts", "seen"), "window" -> "3",
       "limits" -> limits, "allocation" -> perBudget, "seed" -> java.lang.Long.valueOf(9))
     val request = RequestCodec.fromMap(Nil, entries.toMap[String, AnyRef].asJava, _ => None)
     val resolved = request.limits.resolve(Seq("A", "B")).get
     assert(resolved.stateRows.contains(4L) && resolved.probeRate.contains(0.5) && resolved.seed == 9L)
     assert(resolved.allocation == wjoin.core.shedding.Allocation.Shares(IndexedSeq(1.0, 0.0), IndexedSeq(0.0, 1.0)))
     val df = joined(entries: _*)
-    val exact = joined("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen"), "window" -> "3")
+    val exact = joined("on" -> java.util.Arrays.asList("k"), "time" -> java.util.Arrays.asList("ts", "seen"), "window" -> "3")
     assert(df.count() <= exact.count())
     assert(error(joined("limits" -> limits, "allocation" -> java.lang.Integer.valueOf(3), "window" -> "3",
-      "time" -> java.util.List.of("ts", "seen"))).contains("allocation: expected \"auto\""))
+      "time" -> java.util.Arrays.asList("ts", "seen"))).contains("allocation: expected \"auto\""))
   }
 
   test("time per input: by position or by input name, every input once") {
@@ -66,12 +66,12 @@ class RequestCodecSuite extends AnyFunSuite with SharedSparkSession {
 
   test("values are checked once, in the JVM, naming the argument") {
     def build(entries: (String, AnyRef)*): DataFrame =
-      joined(Seq("on" -> java.util.List.of("k"), "time" -> java.util.List.of("ts", "seen")) ++ entries: _*)
+      joined(Seq("on" -> java.util.Arrays.asList("k"), "time" -> java.util.Arrays.asList("ts", "seen")) ++ entries: _*)
     assert(error(build("window" -> "2.5")).contains("window: the time column is integral, so give a whole number"))
     assert(error(build("window" -> "1", "algorithm" -> "fast")).contains("unknown algorithm 'fast'"))
-    assert(error(build("windows" -> java.util.List.of())).contains("the window constraints are empty"))
+    assert(error(build("windows" -> java.util.Collections.emptyList[String]())).contains("the window constraints are empty"))
     assert(error(build("window" -> "1", "access_paths" -> "fastest")).contains("access path entry 'fastest'"))
-    assert(error(build("window" -> "1", "names" -> java.util.List.of("x", "X"))).contains("x / X is used twice"))
+    assert(error(build("window" -> "1", "names" -> java.util.Arrays.asList("x", "X"))).contains("x / X is used twice"))
     assert(error(joined("windowz" -> "1")).contains("unknown W-join arguments windowz"))
     assert(error(joined("time" -> Integer.valueOf(3))).contains("time: expected a column name"))
     assert(error(build("window" -> "1", "how" -> "full")).contains(

@@ -17,34 +17,34 @@ class RequestLimitsSuite extends AnyFunSuite {
   test("2 to 64 inputs, in the one rule WindowJoinBuilder and the Connect plugin apply") {
     requireInputCount(2)
     WindowJoinBuilder.requireInputCount(MaxInputs)
-    assert(refused(requireInputCount(1)).getCondition == "WJOIN_TOO_FEW_INPUTS")
+    assert(refused(requireInputCount(1)).condition == "WJOIN_TOO_FEW_INPUTS")
     val e = refused(WindowJoinBuilder.requireInputCount(MaxInputs + 1))
-    assert(e.getCondition == "WJOIN_TOO_MANY_INPUTS" && e.getSqlState == "54000")
+    assert(e.condition == "WJOIN_TOO_MANY_INPUTS" && e.getSqlState == "54000")
     assert(e.text == "a W-join takes at most 64 inputs, got 65")
-    assert(refused(requireInputCount(Int.MaxValue)).getCondition == "WJOIN_TOO_MANY_INPUTS")
+    assert(refused(requireInputCount(Int.MaxValue)).condition == "WJOIN_TOO_MANY_INPUTS")
   }
 
   test("a text of more than 4096 characters is refused, naming the argument and the limit, not the text") {
     requireText("window", text(MaxTextLength))
     requireText("window", null)
     val e = refused(requireText("window", text(1 << 20)))
-    assert(e.getCondition == "WJOIN_ARGUMENT_TOO_LONG" && e.getSqlState == "54000")
+    assert(e.condition == "WJOIN_ARGUMENT_TOO_LONG" && e.getSqlState == "54000")
     assert(e.text == "window has 1048576 characters, but a W-join argument may have at most 4096 characters")
   }
 
   test("the plain arguments: every string, list entry, map key and value, at any depth") {
     def args(entries: (String, AnyRef)*): Map[String, AnyRef] = entries.toMap
-    val fine = args("window" -> text(MaxTextLength), "names" -> java.util.List.of("A", "B"),
+    val fine = args("window" -> text(MaxTextLength), "names" -> java.util.Arrays.asList("A", "B"),
       "allocation" -> java.util.Map.of("state_rows", java.util.Map.of("A", java.lang.Double.valueOf(1))),
       "seed" -> java.lang.Long.valueOf(-1), "condition" -> new Object)
     requireArguments(fine)
     def argument(a: Map[String, AnyRef]) = {
       val e = refused(requireArguments(a))
-      assert(e.getCondition == "WJOIN_ARGUMENT_TOO_LONG")
+      assert(e.condition == "WJOIN_ARGUMENT_TOO_LONG")
       (e.parameters("argument"), e.parameters("unit"))
     }
     assert(argument(args("algorithm" -> text(MaxTextLength + 1))) == ("algorithm", "characters"))
-    assert(argument(args("names" -> java.util.List.of("A", text(5000)))) == ("names[1]", "characters"))
+    assert(argument(args("names" -> java.util.Arrays.asList("A", text(5000)))) == ("names[1]", "characters"))
     assert(argument(args("on" -> java.util.Collections.nCopies(MaxEntries + 1, "k"))) == ("on", "entries"))
     assert(argument(args("limits" -> java.util.Map.of(text(5000), java.lang.Double.valueOf(1)))) ==
       ("limits (a key)", "characters"))
@@ -71,6 +71,6 @@ class RequestLimitsSuite extends AnyFunSuite {
 
   test("RequestCodec.fromMap checks the sizes before it reads a value") {
     val args = Map[String, AnyRef]("algorithm" -> text(1 << 16)).asJava
-    assert(refused(RequestCodec.fromMap(Nil, args, _ => None)).getCondition == "WJOIN_ARGUMENT_TOO_LONG")
+    assert(refused(RequestCodec.fromMap(Nil, args, _ => None)).condition == "WJOIN_ARGUMENT_TOO_LONG")
   }
 }

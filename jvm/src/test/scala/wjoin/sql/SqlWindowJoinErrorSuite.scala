@@ -1,6 +1,7 @@
 package wjoin.sql
 
 import org.apache.spark.sql.catalyst.parser.ParseException
+import org.apache.spark.sql.wjoin.ThrowableApi
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.errors.WJoinAnalysisException
@@ -25,7 +26,7 @@ class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
     val e = intercept[ParseException](spark.sql(sql))
     assert(e.getMessage.contains(message), e.getMessage)
     assert((e.line, e.startPosition) == (Some(line), Some(column)), e.getMessage)
-    assert(e.getCondition == "PARSE_SYNTAX_ERROR")
+    assert(ThrowableApi.conditionOf(e) == "PARSE_SYNTAX_ERROR")
     assert(sql.split("\n").forall(e.getMessage.contains), "the message shows the user's statement")
     e
   }

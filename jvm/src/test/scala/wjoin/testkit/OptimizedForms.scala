@@ -1,15 +1,14 @@
 package wjoin.testkit
 
-import org.apache.spark.sql.catalyst.expressions.{CommonExpressionRef, Expression, RuntimeReplaceable, With}
+import org.apache.spark.sql.catalyst.expressions.{Expression, RuntimeReplaceable}
+import org.apache.spark.sql.wjoin.TestApi
 
 /** Expressions as Spark's optimizer evaluates them: BETWEEN, `ts - INTERVAL` and `With` replaced. */
 object OptimizedForms {
   def replaced(e: Expression): Expression = {
     val next = e.transformUp {
       case r: RuntimeReplaceable => r.replacement
-      case w: With =>
-        val defs = w.defs.map(d => d.id -> d.child).toMap
-        w.child.transform { case ref: CommonExpressionRef => defs(ref.id) }
+      case w if TestApi.inlineWith(w).isDefined => TestApi.inlineWith(w).get
     }
     if (next.fastEquals(e)) e else replaced(next)
   }

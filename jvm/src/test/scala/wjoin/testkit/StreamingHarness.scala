@@ -146,7 +146,7 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
   def flush(): Seq[Seq[Int]] = step(names.indices.map(i => Seq(Ev(-1, 100000L, -1 - i))): _*)
 
   private def diff(after: Seq[Seq[Int]], before: Seq[Seq[Int]]): Seq[Seq[Int]] = {
-    val left = scala.collection.mutable.ArrayBuffer.from(after)
+    val left = scala.collection.mutable.ArrayBuffer(after: _*)
     before.foreach(b => left -= b)
     left.toSeq.sortBy(_.mkString(","))
   }

@@ -1,6 +1,6 @@
 package wjoin.core.cost
 
-import scala.math.Ordering.Double.TotalOrdering
+import wjoin.core.cost.CostOrdering.total
 
 /**
  * One sliding window in Golab & Özsu's join-ordering model (Table 1).

@@ -1,6 +1,6 @@
 package wjoin.core.cost
 
-import scala.math.Ordering.Double.TotalOrdering
+import wjoin.core.cost.CostOrdering.total
 
 /**
  * What the cost model needs to know about one input window.

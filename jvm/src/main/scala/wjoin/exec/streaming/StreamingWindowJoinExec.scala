@@ -9,9 +9,9 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, BindReferences, Expression, SortOrder}
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.SparkPlan
-import org.apache.spark.sql.execution.streaming.state._
-import org.apache.spark.sql.wjoin.StreamingClasses.{StateStoreWriter, StatefulOperatorCustomMetric, StatefulOperatorStateInfo}
-import org.apache.spark.sql.wjoin.{SparkBridge, WJoinConf}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.wjoin.StreamingClasses.{StatefulOperatorCustomMetric, StatefulOperatorStateInfo}
+import org.apache.spark.sql.wjoin.{StateStoreOperator, WJoinConf}
 
 import wjoin.core.{JoinHow, WindowMatrix}
 import wjoin.exec.codec.RowCodec
@@ -82,13 +82,13 @@ case class StreamingWindowJoinExec(
     evictionWatermarkMs: Long,
     children: Seq[SparkPlan],
     how: JoinHow = JoinHow.Inner,
-    partitioning: StreamPartitioning = StreamPartitioning.ByKey) extends BaseWindowJoinExec with StateStoreWriter {
+    partitioning: StreamPartitioning = StreamPartitioning.ByKey) extends BaseWindowJoinExec with StateStoreOperator {
 
   override protected def streaming: Boolean = true
 
   /** Schema of the state store: chunks of rows, see [[wjoin.exec.state.WindowJoinStateStore]]. */
-  private def stateKeySchema = StateFormat.keySchema
-  private def stateValueSchema = StateFormat.valueSchema
+  override protected def stateKeySchema: StructType = StateFormat.keySchema
+  override protected def stateValueSchema: StructType = StateFormat.valueSchema
 
   override def producedAttributes: AttributeSet = AttributeSet(output)
 
@@ -115,20 +115,13 @@ case class StreamingWindowJoinExec(
   override def partitioningText: String = partitioning.describe(inputNames)
 
   /**
-   * Spark calls this on the driver when it plans the first micro-batch of each query run,
-   * before any task: first our state format is checked (a format this code cannot read is
-   * refused; the metadata is written when missing, [[WindowJoinStateMetadata.verify]]), then
-   * Spark checks the store's schema.
+   * Our state format is checked on the driver before any task of a query run (a format this
+   * code cannot read is refused; the metadata is written when missing,
+   * [[WindowJoinStateMetadata.verify]]); Spark then checks the store's schema.
    */
-  override def validateAndMaybeEvolveStateSchema(
-      hadoopConf: Configuration, batchId: Long, stateSchemaVersion: Int): List[StateSchemaValidationResult] = {
+  override protected def checkStateOrigin(hadoopConf: Configuration): Unit =
     WindowJoinStateMetadata.verify(getStateInfo.checkpointLocation, getStateInfo.operatorId, hadoopConf,
       Some(stateQuery))
-    val schema = List(StateStoreColFamilySchema(StateStore.DEFAULT_COL_FAMILY_NAME, 0, stateKeySchema, 0,
-      stateValueSchema))
-    List(StateSchemaCompatibilityChecker.validateAndMaybeEvolveStateSchema(getStateInfo, hadoopConf, schema,
-      session.sessionState, stateSchemaVersion))
-  }
 
   /** What the state depends on: recorded with it, compared on restart ([[StateQuery]]). */
   def stateQuery: StateQuery =
@@ -184,9 +177,7 @@ case class StreamingWindowJoinExec(
     val commitTime = longMetric("commitTimeMs")
     val updateTime = longMetric("allUpdatesTimeMs")
     val runId = getStateInfo.queryRunId
-    zipped.mapPartitionsWithStateStore(getStateInfo, stateKeySchema, stateValueSchema,
-      NoPrefixKeyStateEncoderSpec(stateKeySchema), session.sessionState,
-      Some(SparkBridge.stateStoreCoordinator(session))) { (store, partition) =>
+    withStateStore(zipped) { (store, partition) =>
       val started = System.nanoTime()
       val inputs = if (partition.hasNext) partition.next() else children.map(_ => Iterator.empty)
       val run = evaluator.evalBatch(store.id.partitionId, getStateInfo.storeVersion, inputs, store, runId)

@@ -54,8 +54,9 @@ object WindowJoinWriteChecks extends Rule[LogicalPlan] {
     val joined = query.collect { case w: WindowJoin => w.output.map(_.exprId) }.flatten.toSet
     val key = (name: String) => if (caseSensitive) name else name.toLowerCase(Locale.ROOT)
     val fromJoin = query.output.filter(a => joined(a.exprId))
-    val counts = fromJoin.groupBy(a => key(a.name)).view.mapValues(_.size).toMap
-    fromJoin.map(_.name).filter(n => counts(key(n)) > 1).distinctBy(key)
+    val counts = fromJoin.groupBy(a => key(a.name)).map { case (k, as) => k -> as.size }
+    val repeated = fromJoin.map(_.name).filter(n => counts(key(n)) > 1)
+    repeated.zipWithIndex.filter { case (n, i) => repeated.indexWhere(key(_) == key(n)) == i }.map(_._1)
   }
 
   private def refuseRepeatedNames(query: LogicalPlan, sink: String): Unit = {

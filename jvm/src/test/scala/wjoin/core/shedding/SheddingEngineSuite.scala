@@ -37,7 +37,7 @@ class SheddingEngineSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   /** A rough workload of `rows` (rates per time unit, windows = rate x horizon), as a planner would estimate. */
   private def workload(n: Int, rows: Seq[TRow], matrix: WindowMatrix): UnitTimeAllocation.Workload = {
-    val span = math.max(1.0, rows.map(_.time).maxOption.getOrElse(0L) + 1.0)
+    val span = math.max(1.0, rows.map(_.time).reduceOption(_ max _).getOrElse(0L) + 1.0)
     val rates = (0 until n).map(i => rows.count(_.input == i) / span)
     UnitTimeAllocation.Workload.streams(rates, (0 until n).map(i => rates(i) * (matrix.horizon(i) + 1)))
   }

@@ -35,7 +35,7 @@ class StreamingSheddingSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     var maxSeen = Long.MinValue
     var shedRows, shedProbes = 0L
     var peak = 0
-    val flushAt = batches.flatten.map(_.time).maxOption.getOrElse(0L) + plan.horizon.max + 1
+    val flushAt = batches.flatten.map(_.time).reduceOption(_ max _).getOrElse(0L) + plan.horizon.max + 1
     var step: MicroBatchWJoin = null
     val shedNow = mutable.ArrayBuffer.empty[TRow]
     val evictedRows = mutable.ArrayBuffer.empty[TRow]
@@ -80,7 +80,7 @@ class StreamingSheddingSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   private def workload(n: Int, rows: Seq[TRow], matrix: WindowMatrix, skew: Double): UnitTimeAllocation.Workload = {
-    val span = math.max(1.0, rows.map(_.time).maxOption.getOrElse(0L) + 1.0)
+    val span = math.max(1.0, rows.map(_.time).reduceOption(_ max _).getOrElse(0L) + 1.0)
     val rates = (0 until n).map(i => (rows.count(_.input == i) + skew * i) / span)
     UnitTimeAllocation.Workload.streams(rates, (0 until n).map(i => rates(i) * (matrix.horizon(i) + 1)))
   }

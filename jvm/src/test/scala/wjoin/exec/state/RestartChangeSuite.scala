@@ -57,7 +57,7 @@ class RestartChangeSuite extends AnyFunSuite with SharedSparkSession {
 
   private def refused(setting: String, before: Query, after: Query): Unit = {
     val e = restart(before, after).swap.getOrElse(fail(s"a changed $setting must be refused"))
-    assert(e.getCondition == "WJOIN_STATE_QUERY_CHANGED")
+    assert(e.condition == "WJOIN_STATE_QUERY_CHANGED")
     assert(e.getSqlState == "42K03")
     assert(e.messageParameters("setting").split(", ").contains(setting), e.getMessage)
     assert(e.getMessage.contains("in the checkpoint") && e.getMessage.contains("new checkpoint location"))

@@ -1,16 +1,15 @@
 package wjoin.exec.state
 
 import java.nio.file.Files
-import java.util.UUID
 
 import scala.collection.mutable
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GenericInternalRow, UnsafeRow}
-import org.apache.spark.sql.wjoin.StreamingClasses.StreamExecution
 import org.apache.spark.sql.execution.streaming.state._
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.wjoin.TestApi
 import org.apache.spark.sql.types.{IntegerType, LongType}
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -40,20 +39,12 @@ class WindowJoinStateStoreSuite extends AnyFunSuite with SharedSparkSession {
     new RowCodec(attrs, attrs.map(_.head), attrs.map(a => Seq(a(1))), Nil, attrs.flatten, plan)
   }
 
-  /** The providers read the query run's id from the Hadoop conf, as in a task. */
-  private def runConf: Configuration = {
-    val conf = new Configuration()
-    conf.set(StreamExecution.RUN_ID_KEY, UUID.randomUUID().toString)
-    conf
-  }
-
   /** A store provider of class `provider` on a fresh folder, operator 0, partition 0. */
   private def withProvider[T](provider: String)(body: StateStoreProvider => T): T = {
     val dir = Files.createTempDirectory("wjoin-state").toString
     val p = StateStoreProvider.create(provider)
-    p.init(StateStoreId(dir, 0L, 0), StateFormat.keySchema, StateFormat.valueSchema,
-      NoPrefixKeyStateEncoderSpec(StateFormat.keySchema), false, new StateStoreConf(new SQLConf, Map.empty),
-      runConf, false, None)
+    TestApi.initProvider(p, StateStoreId(dir, 0L, 0), StateFormat.keySchema, StateFormat.valueSchema,
+      new StateStoreConf(new SQLConf, Map.empty))
     try body(p) finally p.close()
   }
 

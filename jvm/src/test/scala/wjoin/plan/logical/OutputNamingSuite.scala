@@ -16,7 +16,7 @@ class OutputNamingSuite extends AnyFunSuite with SharedSparkSession {
     spark.range(0, 12).selectExpr("id % 2 AS k", "id AS ts", s"id * $factor AS v")
   private lazy val (a, b, c) = (input(1), input(10), input(100))
   private def rows(df: DataFrame): Seq[String] = df.collect().map(_.mkString(",")).toSeq.sorted
-  private def condition(f: => Any): String = intercept[WJoinAnalysisException](f).getCondition
+  private def condition(f: => Any): String = intercept[WJoinAnalysisException](f).condition
 
   test("join (default): as DataFrame.join; prefixed: the on keys once, then <input>_<column>, same rows") {
     val joined = a.wjoin(b, c).on("k").time("ts").window("2").toDF
@@ -62,12 +62,12 @@ class OutputNamingSuite extends AnyFunSuite with SharedSparkSession {
 
   test("unknown names are WJOIN_UNKNOWN_CHOICE, from the builder and from plain data") {
     assert(condition(a.wjoin(b).outputNames("flat")) == "WJOIN_UNKNOWN_CHOICE")
-    val args = Map[String, AnyRef]("on" -> java.util.List.of("k"), "time" -> "ts", "window" -> "1",
+    val args = Map[String, AnyRef]("on" -> java.util.Arrays.asList("k"), "time" -> "ts", "window" -> "1",
       "output_names" -> "flat").asJava
-    val e = intercept[WJoinAnalysisException](WJoin.fromArguments(java.util.List.of(a, b), args))
-    assert(e.getCondition == "WJOIN_UNKNOWN_CHOICE" && e.text.contains("output_names"), e.text)
-    val plain = Map[String, AnyRef]("on" -> java.util.List.of("k"), "time" -> "ts", "window" -> "1",
+    val e = intercept[WJoinAnalysisException](WJoin.fromArguments(java.util.Arrays.asList(a, b), args))
+    assert(e.condition == "WJOIN_UNKNOWN_CHOICE" && e.text.contains("output_names"), e.text)
+    val plain = Map[String, AnyRef]("on" -> java.util.Arrays.asList("k"), "time" -> "ts", "window" -> "1",
       "output_names" -> "prefixed").asJava
-    assert(WJoin.fromArguments(java.util.List.of(a, b), plain).columns.toSeq == Seq("k", "A_ts", "A_v", "B_ts", "B_v"))
+    assert(WJoin.fromArguments(java.util.Arrays.asList(a, b), plain).columns.toSeq == Seq("k", "A_ts", "A_v", "B_ts", "B_v"))
   }
 }

@@ -21,7 +21,7 @@ class WindowJoinWriteChecksSuite extends AnyFunSuite with SharedSparkSession {
   test("a file write of repeated names is refused before any job; prefixed writes and reads back") {
     val out = dir().resolve("out").toString
     val e = intercept[WJoinAnalysisException](a.wjoin(b).on("k").time("ts").window("1").toDF.write.parquet(out))
-    assert(e.getCondition == "WJOIN_DUPLICATE_OUTPUT_COLUMNS" && e.getSqlState == "42711")
+    assert(e.condition == "WJOIN_DUPLICATE_OUTPUT_COLUMNS" && e.getSqlState == "42711")
     assert(e.getMessageParameters.get("columns") == "ts, v", e.text)
     assert(e.text.contains("output_names=\"prefixed\"") && e.text.contains("Parquet"), e.text)
     assert(!Files.exists(java.nio.file.Paths.get(out)), "the refused write created its directory")
@@ -42,7 +42,7 @@ class WindowJoinWriteChecksSuite extends AnyFunSuite with SharedSparkSession {
     val root = dir()
     val e = intercept[WJoinAnalysisException](joined.writeStream.format("parquet")
       .option("checkpointLocation", root.resolve("ck").toString).start(root.resolve("out").toString))
-    assert(e.getCondition == "WJOIN_DUPLICATE_OUTPUT_COLUMNS" && e.getMessageParameters.get("columns") == "ts", e.text)
+    assert(e.condition == "WJOIN_DUPLICATE_OUTPUT_COLUMNS" && e.getMessageParameters.get("columns") == "ts", e.text)
     assert(e.getMessageParameters.get("sink") == "the streaming file sink")
   }
 }

@@ -31,8 +31,9 @@ class StreamPartitioningSuite extends AnyFunSuite with SharedSparkSession with P
       .alias(n))
 
   /** The conjuncts of `form` over inputs `dfs` and each input's columns. */
+  /** Analyzed with ANSI arithmetic (Spark 4's default; on 3.5 integer differences would wrap and bind nothing). */
   private def analyzed(dfs: Seq[DataFrame], form: String) = {
-    val plan = dfs.reduce(_ crossJoin _).where(expr(form)).queryExecution.analyzed
+    val plan = withConf("spark.sql.ansi.enabled" -> "true")(dfs.reduce(_ crossJoin _).where(expr(form)).queryExecution.analyzed)
     val cond = plan.collectFirst { case f: Filter => f.condition }.get
     (splitConjunctivePredicates(cond), dfs.map(_.queryExecution.analyzed.output))
   }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.types.{DataType, StructType}
 
 /**
- * The members of Spark's `ParserInterface` every supported release has, handed to `delegate`,
+ * The members of Spark's `ParserInterface` every supported release has (3.5 and 4.x), handed to `delegate`,
  * except the statement parses, which go through [[parseStatement]]. [[DelegatingParser]] (one
  * per release, in the version folders) adds the members a release added.
  *
@@ -24,7 +24,6 @@ abstract class DelegatingParserBase(delegate: ParserInterface) extends ParserInt
   override def parseFunctionIdentifier(sqlText: String): FunctionIdentifier =
     delegate.parseFunctionIdentifier(sqlText)
   override def parseMultipartIdentifier(sqlText: String): Seq[String] = delegate.parseMultipartIdentifier(sqlText)
-  override def parseRoutineParam(sqlText: String): StructType = delegate.parseRoutineParam(sqlText)
   override def parseTableSchema(sqlText: String): StructType = delegate.parseTableSchema(sqlText)
   override def parseDataType(sqlText: String): DataType = delegate.parseDataType(sqlText)
 }

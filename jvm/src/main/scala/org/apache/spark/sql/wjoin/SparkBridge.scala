@@ -6,9 +6,9 @@ import org.apache.spark.sql.{Column, DataFrame, ExperimentalMethods, SparkSessio
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.classic
 import org.apache.spark.sql.execution.streaming.state.{StateStore, StateStoreCoordinatorRef, StateStoreProviderId}
 import org.apache.spark.sql.streaming.{OutputMode, StreamingQueryProgress}
+import org.apache.spark.sql.wjoin.SessionApi.ClassicSession
 import org.apache.spark.sql.wjoin.StreamingClasses.{IncrementalExecution, MicroBatchExecution, StatefulOperatorStateInfo,
   StreamExecution}
 
@@ -19,29 +19,27 @@ import org.apache.spark.sql.wjoin.StreamingClasses.{IncrementalExecution, MicroB
  * that moves these touches this file only.
  */
 object SparkBridge {
-  private def classicSession(spark: SparkSession): classic.SparkSession = spark match {
-    case s: classic.SparkSession => s
-    case other => throw new IllegalArgumentException(
-      s"spark-wjoin runs inside the Spark driver and needs a classic SparkSession, got ${other.getClass.getName} " +
+  private def classicSession(spark: SparkSession): ClassicSession = SessionApi.classicSession(spark).getOrElse {
+    throw new IllegalArgumentException(
+      s"spark-wjoin runs inside the Spark driver and needs a classic SparkSession, got ${spark.getClass.getName} " +
         "(from a Spark Connect client, use the Python package or SQL: the server's plugin builds the W-join there)")
   }
 
-  def analyzedPlan(df: DataFrame): LogicalPlan = df match {
-    case d: classic.Dataset[_] => d.queryExecution.analyzed
-    case _ => classicSession(df.sparkSession); throw new IllegalStateException("unreachable")
+  def analyzedPlan(df: DataFrame): LogicalPlan = SessionApi.analyzedPlan(df).getOrElse {
+    classicSession(df.sparkSession); throw new IllegalStateException("unreachable")
   }
 
   def toDataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
-    classic.Dataset.ofRows(classicSession(spark), plan)
+    SessionApi.toDataFrame(classicSession(spark), plan)
 
   /** True for strings whose collation makes `=` byte equality (so hashing them is exact). */
-  def hasBinaryEquality(t: org.apache.spark.sql.types.StringType): Boolean = t.supportsBinaryEquality
+  def hasBinaryEquality(t: org.apache.spark.sql.types.StringType): Boolean = SessionApi.hasBinaryEquality(t)
 
   /** A Column of an expression (e.g. one a Spark Connect planner made from a client's). */
-  def column(expression: Expression): Column = classic.ExpressionUtils.column(expression)
+  def column(expression: Expression): Column = SessionApi.column(expression)
 
   /** The (unresolved) expression of a Column, converted the way the session's DataFrames do. */
-  def expression(spark: SparkSession, column: Column): Expression = classicSession(spark).expression(column)
+  def expression(spark: SparkSession, column: Column): Expression = SessionApi.expression(classicSession(spark), column)
 
   /**
    * The micro-batch a streaming query is planning right now, as a stateful operator sees it.
@@ -83,7 +81,7 @@ object SparkBridge {
    * local property on the stream thread; the batch id guards against a stale execution.
    */
   def currentMicroBatch(): Option[MicroBatch] = {
-    val session = SparkSession.getActiveSession.collect { case s: classic.SparkSession => s }
+    val session = SparkSession.getActiveSession.flatMap(SessionApi.classicSession)
     for {
       spark <- session
       queryId <- Option(spark.sparkContext.getLocalProperty(StreamExecution.QUERY_ID_KEY))
@@ -97,9 +95,7 @@ object SparkBridge {
     // Rows with no watermark yet read 0 here; so do Spark's own operators.
     val late = ie.prevOffsetSeqMetadata.map(_.batchWatermarkMs).getOrElse(0L)
     val eviction = ie.offsetSeqMetadata.batchWatermarkMs
-    val stateInfo = (operatorId: Long, partitions: Int) => StatefulOperatorStateInfo(
-      ie.checkpointLocation, ie.runId, operatorId, ie.currentBatchId, partitions,
-      ie.stateSchemaMetadatas.get(operatorId), ie.currentStateStoreCkptId.get(operatorId))
+    val stateInfo = (operatorId: Long, partitions: Int) => SessionApi.stateInfo(ie, operatorId, partitions)
     MicroBatch(ie.optimizedPlan, ie.outputMode, late, eviction, ie.numStateStores, stateInfo, ie)
   }
 

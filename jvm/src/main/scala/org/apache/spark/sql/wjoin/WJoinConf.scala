@@ -1,8 +1,8 @@
 package org.apache.spark.sql.wjoin
 
 import org.apache.spark.SparkConf
-import org.apache.spark.internal.config.{ConfigEntry, OptionalConfigEntry}
-import org.apache.spark.network.util.ByteUnit
+import org.apache.spark.internal.config.{ConfigBuilder, ConfigEntry, OptionalConfigEntry, TypedConfigBuilder}
+import org.apache.spark.network.util.{ByteUnit, JavaUtils}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.util.Utils
 
@@ -23,6 +23,20 @@ import org.apache.spark.util.Utils
  * the same message.
  */
 object WJoinConf {
+  /**
+   * A size in bytes ("10MB", "-1") as Spark's `bytesConf` reads it, with the key named when the
+   * text is no size at all (Spark 3.5's own message does not name it).
+   */
+  private def byteSize(builder: ConfigBuilder): TypedConfigBuilder[Long] =
+    new TypedConfigBuilder[Long](builder, text =>
+      try {
+        val t = text.trim
+        if (t.startsWith("-")) -JavaUtils.byteStringAs(t.substring(1), ByteUnit.BYTE) // -1: off
+        else JavaUtils.byteStringAs(t, ByteUnit.BYTE)
+      } catch { case e: NumberFormatException =>
+        throw new IllegalArgumentException(s"${builder.key} must be a size in bytes (e.g. 10MB), got '$text'", e) },
+      bytes => s"${bytes}b")
+
   /** Key of [[TimeBands]]. */
   val TimeBandsKey = "spark.wjoin.timeBands"
 
@@ -48,14 +62,13 @@ object WJoinConf {
    * most this many bytes runs in one task without a shuffle; -1 never does. The default is
    * Spark's own default for broadcasting a join side, `spark.sql.autoBroadcastJoinThreshold`.
    */
-  val SmallInputBytes: ConfigEntry[Long] = SQLConf.buildConf(SmallInputBytesKey)
+  val SmallInputBytes: ConfigEntry[Long] = byteSize(SQLConf.buildConf(SmallInputBytesKey)
     .doc("A batch W-join whose inputs' estimated sizes (Spark's plan statistics, as for " +
       "spark.sql.autoBroadcastJoinThreshold) sum to at most this many bytes runs in a single task without a " +
       "shuffle: each input's partitions are read in that task (coalesced, not shuffled) and sorted by event " +
       "time there. Saves the shuffle and its fixed cost on small inputs. -1 disables it (hash, time-band or " +
       "single-partition shuffles as for large inputs).")
-    .version("0.1.0")
-    .bytesConf(ByteUnit.BYTE)
+    .version("0.1.0"))
     .checkValue(_ >= -1, s"$SmallInputBytesKey must be a size in bytes >= 0 (e.g. 10MB), or -1 to disable " +
       "the single-task plan")
     .createWithDefaultString("10MB")

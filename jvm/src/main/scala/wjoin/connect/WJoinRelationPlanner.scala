@@ -1,23 +1,21 @@
 package wjoin.connect
 
-import java.util.Optional
-
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.connect.planner.SparkConnectPlanner
-import org.apache.spark.sql.connect.plugin.RelationPlugin
-import org.apache.spark.sql.wjoin.SparkBridge
+import org.apache.spark.sql.wjoin.{ConnectApi, SparkBridge}
 import org.sparkproject.connect.protobuf.{Any => ProtoAny}
 
 import wjoin.connect.proto.WJoinRelation
 import wjoin.WJoin
 
 /**
- * The W-join on a Spark Connect server: the relation plugin that turns the client's
- * `WJoinRelation` message (proto/wjoin_connect.proto) into the same plan the classic API
- * builds. A Connect server loads it with
+ * The W-join on a Spark Connect server: what the relation plugin ([[WJoinRelationPlugin]], one
+ * thin class per Spark version: the plugin interface changed in Spark 4) does with the client's
+ * `WJoinRelation` message (proto/wjoin_connect.proto): it builds the same plan the classic API
+ * builds. A Connect server loads the plugin with
  * {{{
  *   spark.connect.extensions.relation.classes=wjoin.connect.WJoinRelationPlugin
  *   spark.sql.extensions=wjoin.WJoinExtensions
@@ -44,22 +42,18 @@ import wjoin.WJoin
  * own runtime. Inputs and the condition arrive as serialized `spark.connect.Relation` /
  * `Expression` bytes and are parsed with the server's recursion limit.
  */
-class WJoinRelationPlugin extends RelationPlugin {
-  override def transform(relation: Array[Byte], planner: SparkConnectPlanner): Optional[LogicalPlan] = {
-    val any = ProtoAny.parseFrom(relation)
-    if (!any.is(classOf[WJoinRelation])) Optional.empty()
-    else Optional.of(WJoinRelationPlugin.plan(WJoinRelationDecoder.unpack(any), planner))
-  }
-}
+object WJoinRelationPlanner {
+  /** The plan of the client's `Relation.extension`, or None when it is not a W-join's message. */
+  def transformAny(any: ProtoAny, planner: SparkConnectPlanner): Option[LogicalPlan] =
+    if (!any.is(classOf[WJoinRelation])) None else Some(plan(WJoinRelationDecoder.unpack(any), planner))
 
-object WJoinRelationPlugin {
   /** Spark's setting (and default) for how deeply a client's plan may nest. */
   private val RecursionLimitKey = "spark.connect.grpc.marshallerRecursionLimit"
 
   /** The analyzed W-join plan of `message`, built and checked by [[WJoin.fromArguments]]. */
   def plan(message: WJoinRelation, planner: SparkConnectPlanner): LogicalPlan = WJoinRelationDecoder.nested {
     WJoinRelationDecoder.check(message)
-    val session = planner.session
+    val session = ConnectApi.session(planner)
     val limit = session.sparkContext.getConf.getInt(RecursionLimitKey, 1024)
     val inputs: Seq[DataFrame] = message.getInputsList.asScala.toSeq.zipWithIndex.map { case (bytes, i) =>
       SparkBridge.toDataFrame(session, planner.transformRelation(WJoinRelationDecoder.relation(bytes, i, limit)))
