@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.QueryContext
 import org.apache.spark.sql.catalyst.parser.ParseException
 import org.apache.spark.sql.catalyst.trees.Origin
-import org.apache.spark.sql.wjoin.{CatalystApi, ThrowableApi}
+import org.apache.spark.sql.wjoin.{ParseErrors, ThrowableApi}
 
 /**
  * Syntax errors of the W-join clause, built like Spark's own: a [[ParseException]] of
@@ -16,7 +16,7 @@ import org.apache.spark.sql.wjoin.{CatalystApi, ThrowableApi}
 object SqlSyntaxError {
   def apply(sql: String, at: SqlToken, why: String): ParseException = {
     val (line, column) = lineAndColumn(sql, at.start)
-    CatalystApi.parseException(
+    ParseErrors.parseException(
       Option(sql),
       Origin(line = Some(line), startPosition = Some(column)),
       "PARSE_SYNTAX_ERROR",
@@ -33,7 +33,7 @@ object SqlSyntaxError {
     if (ThrowableApi.conditionOf(e) != "PARSE_SYNTAX_ERROR") e else {
       val parameters = e.getMessageParameters.asScala.toMap
       val hint = parameters.getOrElse("hint", "")
-      CatalystApi.withParameters(e, parameters.updated("hint", if (hint.isEmpty) s": $advice" else s"$hint; $advice"))
+      ParseErrors.withParameters(e, parameters.updated("hint", if (hint.isEmpty) s": $advice" else s"$hint; $advice"))
     }
 
   /** Line (from 1) and column (from 0) of a character index, as ANTLR counts them. */

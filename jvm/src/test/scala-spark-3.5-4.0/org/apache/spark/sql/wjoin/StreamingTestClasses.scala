@@ -1,10 +1,10 @@
 package org.apache.spark.sql.wjoin
 
 import org.apache.spark.sql.{Encoder, SparkSession}
-// Spark 4.0: all in one package.
+// Spark 3.5 and 4.0: all in one package.
 import org.apache.spark.sql.execution.{streaming => runtime}
 
-/** The streaming classes the tests use, where Spark 4.0 keeps them (see [[StreamingClasses]]). */
+/** The streaming classes the tests use, where Spark 3.5 and 4.0 keep them (see [[StreamingClasses]]). */
 object StreamingTestClasses {
   type MemoryStream[A] = runtime.MemoryStream[A]
   type StreamingQueryWrapper = runtime.StreamingQueryWrapper

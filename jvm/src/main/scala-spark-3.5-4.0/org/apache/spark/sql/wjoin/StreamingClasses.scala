@@ -1,12 +1,12 @@
 package org.apache.spark.sql.wjoin
 
-// Spark 4.0: all in one package.
+// Spark 3.5 and 4.0: all in one package.
 import org.apache.spark.sql.execution.{streaming => checkpointing}
 import org.apache.spark.sql.execution.{streaming => runtime}
 import org.apache.spark.sql.execution.{streaming => stateful}
 
 /**
- * The streaming classes of Spark the operator builds on, where Spark 4.0 keeps them. Spark 4.1 moved
+ * The streaming classes of Spark the operator builds on, where Spark 3.5 and 4.0 keep them. Spark 4.1 moved
  * them out of `org.apache.spark.sql.execution.streaming` into sub-packages
  * (`operators.stateful`, `runtime`, `checkpointing`); the rest of spark-wjoin imports them
  * from here (`import org.apache.spark.sql.wjoin.StreamingClasses._`) and compiles unchanged on
