@@ -20,6 +20,9 @@ def versionMap(key: String): Map[String, String] = {
 lazy val sparkBuilds: Map[String, String] = versionMap("spark_builds")
 // Spark minor -> the Scala binary version of its jar (its pyspark's), e.g. "3.5" -> "2.12".
 lazy val scalaBuilds: Map[String, String] = versionMap("scala_builds")
+// Spark minor -> a second Scala its jar is also built for, Maven only (no pyspark wheel of that
+// Scala): e.g. "3.5" -> "2.13", compiled against Spark's own artifacts of that Scala.
+lazy val mavenOnlyScala: Map[String, String] = versionMap("maven_only_builds")
 lazy val scalaReleases = Map("2.12" -> "2.12.18", "2.13" -> "2.13.18")
 def minorNumber(v: String): Int = v.split('.').map(_.toInt) match { case Array(a, b) => a * 100 + b }
 lazy val newestSpark = sparkBuilds.keys.maxBy(minorNumber)
@@ -31,8 +34,13 @@ lazy val newestSpark = sparkBuilds.keys.maxBy(minorNumber)
 // target folder of its own.
 lazy val sparkMinor = settingKey[String]("the Spark minor (e.g. 4.3) this build compiles for")
 ThisBuild / sparkMinor := sys.props.getOrElse("wjoin.spark", newestSpark)
-// The Scala of that minor's pyspark wheel: 2.12 for Spark 3.5, 2.13 for every Spark 4.
-ThisBuild / scalaVersion := scalaReleases(scalaBuilds((ThisBuild / sparkMinor).value))
+// The Scala binary version: that minor's pyspark's (2.12 for Spark 3.5, 2.13 for every Spark 4),
+// or its Maven-only one (`-Dwjoin.scala=2.13` with `-Dwjoin.spark=3.5`).
+lazy val sparkScala = settingKey[String]("the Scala binary version (e.g. 2.13) this build compiles for")
+ThisBuild / sparkScala := sys.props.getOrElse("wjoin.scala", scalaBuilds((ThisBuild / sparkMinor).value))
+ThisBuild / scalaVersion := scalaReleases((ThisBuild / sparkScala).value)
+// A build of the wheel's Scala compiles against that pyspark's jars; a Maven-only one against Spark's artifacts.
+def fromWheel(minor: String, scala: String): Boolean = scalaBuilds.get(minor).contains(scala)
 
 // Spark is compiled against (never packaged) from the jars of that minor's pinned pyspark
 // wheel: .venv/ for the newest, .tools/spark-<minor>/ for the others (bin/setup makes both).
@@ -71,12 +79,17 @@ def versionFolders(base: File, minor: String): Seq[File] = {
 //   bin/sbt packageAllSparks      the jars, into python/wjoin/jars/ (bin/setup)
 //   bin/sbt publishAllSparks      the jars and POMs, into target/maven/ (bin/package)
 //   bin/sbt testCompileAllSparks  the product and its tests against each Spark (bin/test)
-def forEverySpark(task: String): String =
-  (sparkBuilds.keys.toSeq.sortBy(minorNumber).flatMap(m => Seq(s"""set ThisBuild / sparkMinor := "$m"""", task)) :+
-    s"""set ThisBuild / sparkMinor := "$newestSpark"""").mkString(";")
+//   bin/sbt publishMavenOnly      the Maven-only builds (mavenOnlyScala), into target/maven/ too
+def forBuilds(builds: Seq[(String, String)], task: String): String =
+  (builds.flatMap { case (m, s) =>
+    Seq(s"""set ThisBuild / sparkMinor := "$m"""", s"""set ThisBuild / sparkScala := "$s"""", task) } ++
+    Seq(s"""set ThisBuild / sparkMinor := "$newestSpark"""", s"""set ThisBuild / sparkScala := "${scalaBuilds(newestSpark)}"""")
+  ).mkString(";")
+lazy val wheelBuilds = sparkBuilds.keys.toSeq.sortBy(minorNumber).map(m => m -> scalaBuilds(m))
+def forEverySpark(task: String): String = forBuilds(wheelBuilds, task)
 addCommandAlias("packageAllSparks", forEverySpark("wjoin/package"))
-addCommandAlias("publishAllSparks", forEverySpark("wjoin/publish"))
-addCommandAlias("testCompileAllSparks", forEverySpark("wjoin/Test/compile"))
+addCommandAlias("publishAllSparks", forBuilds(wheelBuilds ++ mavenOnlyScala.toSeq, "wjoin/publish"))
+addCommandAlias("testCompileAllSparks", forBuilds(wheelBuilds ++ mavenOnlyScala.toSeq, "wjoin/Test/compile"))
 
 // Settings the product and the benchmarks share: Java 17, Spark on the classpath, forked tests.
 lazy val jvmSettings = Seq(
@@ -87,16 +100,22 @@ lazy val jvmSettings = Seq(
     "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
     "org.scalacheck" %% "scalacheck" % "1.18.1" % Test
   ),
-  Compile / unmanagedJars ++= sparkClasspath(sparkMinor.value),
+  Compile / unmanagedJars ++= (if (fromWheel(sparkMinor.value, sparkScala.value)) sparkClasspath(sparkMinor.value) else Nil),
+  // A Maven-only build: Spark's artifacts of its Scala, "provided".
+  libraryDependencies ++= (if (fromWheel(sparkMinor.value, sparkScala.value)) Nil else
+    Seq("org.apache.spark" %% "spark-sql" % sparkBuilds(sparkMinor.value) % Provided)),
   // Spark 3.5's pyspark wheel has no Connect server (a 3.5 cluster adds it by --packages): the
-  // plugin compiles against that jar, "provided" as Spark is.
+  // plugin compiles against that jar, "provided" as Spark is. Maven serves it for Scala 2.12
+  // only; its plugin interface and planner are the same bytecode for 2.13 (what the plugin
+  // calls of it takes and returns Java and Spark types), so the 2.13 build compiles against it too.
   libraryDependencies ++= (if (sparkMinor.value != "3.5") Nil else
-    Seq("org.apache.spark" %% "spark-connect" % sparkBuilds("3.5") % Provided intransitive())),
-  Test / unmanagedJars ++= sparkClasspath(sparkMinor.value),
+    Seq("org.apache.spark" % "spark-connect_2.12" % sparkBuilds("3.5") % Provided intransitive())),
+  Test / unmanagedJars ++= (if (fromWheel(sparkMinor.value, sparkScala.value)) sparkClasspath(sparkMinor.value) else Nil),
   Compile / unmanagedSourceDirectories ++= versionFolders((Compile / sourceDirectory).value, sparkMinor.value),
   Test / unmanagedSourceDirectories ++= versionFolders((Test / sourceDirectory).value, sparkMinor.value),
   // One target folder per Spark minor: switching minors does not recompile the other's classes.
-  target := baseDirectory.value / "target" / s"spark-${sparkMinor.value}",
+  target := baseDirectory.value / "target" /
+    (if (fromWheel(sparkMinor.value, sparkScala.value)) s"spark-${sparkMinor.value}" else s"spark-${sparkMinor.value}_${sparkScala.value}"),
   // Spark needs these on Java 17 (same list as Spark's own launcher scripts).
   Test / fork := true,
   Test / javaOptions ++= Seq(
@@ -159,7 +178,8 @@ lazy val wjoin = (project in file("jvm"))
       Seq(out)
     }.taskValue,
     // The jar goes inside the Python package so `import wjoin` finds it offline.
-    Compile / packageBin / artifactPath := baseDirectory.value / ".." / "python" / "wjoin" / "jars" /
+    Compile / packageBin / artifactPath := (if (!fromWheel(sparkMinor.value, sparkScala.value)) target.value else
+      baseDirectory.value / ".." / "python" / "wjoin" / "jars") /
       s"${moduleName.value}_${scalaBinaryVersion.value}-${version.value}.jar",
     Compile / packageDoc / publishArtifact := false,
     publishTo := Some(MavenCache("wjoin-dist", (ThisBuild / baseDirectory).value / "target" / "maven")),

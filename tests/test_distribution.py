@@ -14,7 +14,7 @@ import pytest
 
 import wjoin
 from connect_server import ConnectServer
-from environments import clean_env, fresh_environment
+from environments import ROOT, clean_env, fresh_environment
 
 # Runs in the fresh environment: argv[1] is the Connect server's URL.
 SCRIPT = textwrap.dedent('''
@@ -120,8 +120,11 @@ def test_a_session_configured_by_maven_coordinates_runs_a_wjoin(tmp_path, distri
 
 
 def test_the_maven_repository_has_a_pom_with_spark_provided_for_every_minor(distribution):
-    for minor, release in wjoin.spark_builds.items():
-        scala = wjoin.scala_builds[minor]
+    import runpy
+    maven_only = runpy.run_path(os.path.join(ROOT, "python", "wjoin", "_version.py"))["maven_only_builds"]
+    builds = [(m, s) for m, s in wjoin.scala_builds.items()] + list(maven_only.items())
+    for minor, scala in builds:
+        release = wjoin.spark_builds[minor]
         artifact = f"spark-wjoin_{minor}_{scala}"
         folder = os.path.join(distribution["maven"], *wjoin.maven_group.split("."), artifact, wjoin.__version__)
         assert os.path.exists(os.path.join(folder, f"{artifact}-{wjoin.__version__}.jar"))

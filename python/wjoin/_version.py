@@ -14,3 +14,5 @@ maven_group = "io.github.sparkwjoin"
 spark_builds = {"3.5": "3.5.7", "4.0": "4.0.5", "4.1": "4.1.4", "4.2": "4.2.1", "4.3": "4.3.0"}
 # The Scala each minor's jar in the wheel is built for: its pyspark's (spark-wjoin_<minor>_<scala>).
 scala_builds = {"3.5": "2.12", "4.0": "2.13", "4.1": "2.13", "4.2": "2.13", "4.3": "2.13"}
+# Jars built for Maven only, in a second Scala (no pyspark of it to put them in the wheel for).
+maven_only_builds = {"3.5": "2.13"}
