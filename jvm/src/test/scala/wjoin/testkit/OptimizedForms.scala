@@ -8,7 +8,7 @@ object OptimizedForms {
   def replaced(e: Expression): Expression = {
     val next = e.transformUp {
       case r: RuntimeReplaceable => r.replacement
-      case w if TestApi.inlineWith(w).isDefined => TestApi.inlineWith(w).get
+      case TestApi.InlinedWith(inlined) => inlined
     }
     if (next.fastEquals(e)) e else replaced(next)
   }

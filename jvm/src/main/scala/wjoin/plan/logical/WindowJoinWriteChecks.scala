@@ -55,8 +55,8 @@ object WindowJoinWriteChecks extends Rule[LogicalPlan] {
     val key = (name: String) => if (caseSensitive) name else name.toLowerCase(Locale.ROOT)
     val fromJoin = query.output.filter(a => joined(a.exprId))
     val counts = fromJoin.groupBy(a => key(a.name)).map { case (k, as) => k -> as.size }
-    val repeated = fromJoin.map(_.name).filter(n => counts(key(n)) > 1)
-    repeated.zipWithIndex.filter { case (n, i) => repeated.indexWhere(key(_) == key(n)) == i }.map(_._1)
+    val shown = scala.collection.mutable.Set.empty[String]
+    fromJoin.map(_.name).filter(n => counts(key(n)) > 1 && shown.add(key(n)))
   }
 
   private def refuseRepeatedNames(query: LogicalPlan, sink: String): Unit = {

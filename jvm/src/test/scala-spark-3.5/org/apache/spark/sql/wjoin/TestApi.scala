@@ -12,6 +12,8 @@ object TestApi {
       conf: StateStoreConf): Unit =
     p.init(id, keySchema, valueSchema, 0, conf, new Configuration())
 
-  /** Spark 3.5 has no common-expression form. */
-  def inlineWith(e: Expression): Option[Expression] = None
+  /** Spark 3.5 has no common-expression form `With`: nothing to inline. */
+  object InlinedWith {
+    def unapply(e: Expression): Option[Expression] = None
+  }
 }

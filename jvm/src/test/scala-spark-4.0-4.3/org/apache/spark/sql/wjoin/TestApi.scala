@@ -19,11 +19,13 @@ object TestApi {
     p.init(id, keySchema, valueSchema, NoPrefixKeyStateEncoderSpec(keySchema), false, conf, hadoopConf, false, None)
   }
 
-  /** Spark 4's common-expression form `With` with its definitions put back in place, or None. */
-  def inlineWith(e: Expression): Option[Expression] = e match {
-    case w: With =>
-      val defs = w.defs.map(d => d.id -> d.child).toMap
-      Some(w.child.transform { case ref: CommonExpressionRef => defs(ref.id) })
-    case _ => None
+  /** Spark 4's common-expression form `With`, as its child with the definitions put back in place. */
+  object InlinedWith {
+    def unapply(e: Expression): Option[Expression] = e match {
+      case w: With =>
+        val defs = w.defs.map(d => d.id -> d.child).toMap
+        Some(w.child.transform { case ref: CommonExpressionRef => defs(ref.id) })
+      case _ => None
+    }
   }
 }
