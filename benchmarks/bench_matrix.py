@@ -14,8 +14,9 @@ per-input rates 1:10:100, window 10 ms and 60 s of event time, N = 2 and 5, inpu
 and large. Where a variation would make the output explode, the cell's window is narrowed and
 the cell says so (`window` column).
 
-Each cell: the same cached inputs, collected once to Arrow for DuckDB and Polars (untimed);
-every plan counted once (the counts must agree: a peer's differing count is printed loudly and
+Each cell: the same cached inputs, collected once to Arrow for DuckDB and Polars (untimed); the
+floor (`floor_s`: the inputs read and written with no join, what no Spark plan undercuts) timed
+beside the plans; every plan counted once (the counts must agree: a peer's differing count is printed loudly and
 recorded as `<peer>_agrees: false`), one warm-up each (a peer's warm-up is its count), then
 `--repeats` alternating timed runs: the Spark plans write every output column to the noop
 sink, the peers materialize the same columns in memory (peers.py says how). A plan whose count
@@ -200,6 +201,12 @@ def builtin(dfs, cell: Cell):
     return joined.select(_columns(cell, F.col("A.k")))
 
 
+def floor(dfs, cell: Cell):
+    """The floor: the same cached inputs through the same plumbing (a Spark job reading them all,
+    every column written to the noop sink) with no join: what no Spark plan of the cell undercuts."""
+    return reduce(lambda a, b: a.unionByName(b), dfs)
+
+
 def noop(df):
     df.write.format("noop").mode("overwrite").save()
 
@@ -239,11 +246,13 @@ def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
     peers = Peers(cell.spec(), tables, cap, SLOW_BUILTIN_S)   # their warm-ups, same cap and rule
     del tables
     noop(ours(dfs, cell))
+    noop(floor(dfs, cell))
     if not slow:
         noop(builtin(dfs, cell))
-    t_ours, t_builtin = [], []
+    t_ours, t_builtin, t_floor = [], [], []
     for i in range(repeats):
         t_ours.append(timed(lambda: noop(ours(dfs, cell))))
+        t_floor.append(timed(lambda: noop(floor(dfs, cell))))
         if builtin_count_s is not None and (not slow or i == 0):
             t = capped(spark, lambda: noop(builtin(dfs, cell)), 2 * cap)
             t_builtin.append(t if t is not None else 2 * cap)
@@ -259,7 +268,7 @@ def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
     return dict(asdict(cell), name=cell.name, input_rows=total_in, wjoin_results=counts[0],
                 builtin_results=counts[1], wjoin_s=mo, builtin_s=mb, builtin_capped=not t_builtin,
                 wjoin_rows_per_s=total_in / mo, builtin_rows_per_s=total_in / mb, ratio=mb / mo,
-                runs_wjoin=t_ours, runs_builtin=t_builtin, **extra, best_peer=best,
+                runs_wjoin=t_ours, runs_builtin=t_builtin, floor_s=median(t_floor), runs_floor=t_floor, **extra, best_peer=best,
                 best_peer_s=times[best][0], best_capped=times[best][1], best_ratio=times[best][0] / mo)
 
 
@@ -300,6 +309,7 @@ def line(r: dict) -> str:
             if "best_peer" in r else "")
     return (f"{r['name']:<26} N={r['n']} rows={r['input_rows']:>9,} window={r['window']:g}s "
             f"results={r['wjoin_results']:>11,}  wjoin {r['wjoin_s']:7.2f} s ({r['wjoin_rows_per_s']:>11,.0f}/s)  "
+            + (f"floor {r['floor_s']:.2f} s  " if "floor_s" in r else "") +
             f"built-in {at_least}{r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  ratio {at_least}{r['ratio']:6.1f}x{agree}"
             + "".join(f"  {_peer(r, n)}" for n in ("duckdb", "polars") if _peer(r, n)) + best)
 

@@ -12,8 +12,12 @@ import wjoin
 
 
 def session(app: str, shuffle_partitions: int = 200, jars=(), conf=()) -> SparkSession:
-    """`conf`: extra session settings, (key, value) pairs (e.g. spark.wjoin.smallInputBytes=-1)."""
+    """`conf`: extra session settings, (key, value) pairs (e.g. spark.wjoin.smallInputBytes=-1).
+    WJOIN_JAR=<jar> in the environment runs that build of the operator instead of the installed
+    wheel's (e.g. a work tree's `bin/sbt wjoin/package`, or main's for a before/after)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if os.environ.get("WJOIN_JAR"):
+        wjoin._api.jar_path = lambda: os.environ["WJOIN_JAR"]
     builder = (SparkSession.builder.master("local[*]").appName(app)
                .config("spark.jars", ",".join(jars))
                .config("spark.driver.memory", "8g")

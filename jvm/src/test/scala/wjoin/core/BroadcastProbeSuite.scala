@@ -106,22 +106,45 @@ class BroadcastProbeSuite extends AnyFunSuite {
 
   test("a static hash window: the buckets of a hash window filled row by row, each a slice in time order") {
     val rnd = new scala.util.Random(3)
-    for (m <- Seq(0, 1, 2, 7, 64, 1000); keys <- Seq(1, 3, 500)) {
+    // Integer keys take the map of key objects; Long keys the primitive table (LongKeyIds), here
+    // with extreme and colliding values (multiples of a large power of two) and its growth.
+    val kinds: Seq[(String, Int => AnyRef)] = Seq(
+      "int" -> (k => Integer.valueOf(k)),
+      "long" -> (k => java.lang.Long.valueOf(k.toLong)),
+      "long spread" -> (k => java.lang.Long.valueOf(Seq(Long.MinValue, Long.MaxValue, -1L, 0L)(k % 4) + (k / 4).toLong * (1L << 40))))
+    for ((kind, keyValue) <- kinds; m <- Seq(0, 1, 2, 7, 64, 1000, 5000); keys <- Seq(1, 3, 500, 5000)) {
       val times = Array.fill(m)(rnd.nextInt(50).toLong).sorted
-      val keyOf = Array.fill[AnyRef](m)(Integer.valueOf(rnd.nextInt(keys)))
+      val keyOf = Array.fill[AnyRef](m)(keyValue(rnd.nextInt(keys)))
       val rows = Array.tabulate[AnyRef](m)(i => s"r$i")
       val static = window.StaticHashWindow(keyOf, times, rows, window.WindowAccount.None)
       val filled = new window.HashWindow()
       (0 until m).foreach(i => filled.insert(keyOf(i), times(i), rows(i)))
-      assert(static.size == m && static.distinctKeys(0) == filled.distinctKeys(0))
-      for (k <- 0 until keys) {
-        val (a, b) = (static.candidates(Integer.valueOf(k)), filled.candidates(Integer.valueOf(k)))
-        assert((a == null) == (b == null), s"key $k")
+      assert(static.size == m && static.distinctKeys(0) == filled.distinctKeys(0), s"$kind, $m rows, $keys keys")
+      for (k <- 0 until keys + 4) { // keys no row has too
+        val (a, b) = (static.candidates(keyValue(k)), filled.candidates(keyValue(k)))
+        assert((a == null) == (b == null), s"$kind: key $k")
         if (a != null) {
           assert((0 until a.size).map(i => (a.time(i), a.row(i))) == (0 until b.size).map(i => (b.time(i), b.row(i))))
           for (t <- -1L to 51L) assert(a.lowerBound(t) == b.lowerBound(t) && a.upperBound(t) == b.upperBound(t))
         }
       }
+      // A key of another class is no row's key (as Long.equals(Integer) is false).
+      if (kind != "int" && m > 0) assert(static.candidates(Integer.valueOf(0)) == null && static.candidates("0") == null)
     }
+  }
+
+  test("a static hash window charges its rows, its arrays and its keys' table once") {
+    val memory = new WindowMemory(_ => 100L, WindowMemory.DefaultChunk, (_, _, _, _) => throw new AssertionError("refused"))
+    val (longs, objects) = (memory.account(0), memory.account(1))
+    val m = 1000
+    window.StaticHashWindow(Array.tabulate[AnyRef](m)(i => java.lang.Long.valueOf(i % 10L)), Array.tabulate(m)(_.toLong),
+      Array.fill[AnyRef](m)("r"), longs)
+    window.StaticHashWindow(Array.tabulate[AnyRef](m)(i => Integer.valueOf(i % 10)), Array.tabulate(m)(_.toLong),
+      Array.fill[AnyRef](m)("r"), objects)
+    assert(longs.rows == m && objects.rows == m)
+    val rowsAndArrays = m * 100L + window.WindowFootprint.ring(1024) // rows, and two arrays of 1024 slots
+    assert(longs.bytes > rowsAndArrays && longs.bytes < rowsAndArrays + 4096, longs.bytes) // a table of 32 slots, 10 slices
+    assert(objects.bytes > rowsAndArrays + 10 * 100L, objects.bytes) // the map and its 10 key objects of 100 bytes
+    assert(memory.held == longs.bytes + objects.bytes)
   }
 }

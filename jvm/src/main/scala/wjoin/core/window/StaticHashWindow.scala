@@ -10,25 +10,27 @@ package wjoin.core.window
  * {{{
  *   rows in time order:  (k2,t1) (k1,t2) (k2,t3) (k1,t4) (k3,t5)
  *   flat (stable by key):  [k2: t1 t3][k1: t2 t4][k3: t5]      two arrays, one allocation each
- *   candidates(k1) = slice [2, 4)                               a HashMap lookup, no copy
+ *   ids: k2 -> 0, k1 -> 1, k3 -> 2                              KeyIds: the keys' dense ids
+ *   candidates(k1) = buckets(1) = slice [2, 4)                   one lookup, no copy
  * }}}
  *
- * Built in two passes over the rows (count per key, then place), where [[HashWindow]] grows a
- * ring per key and an arrival ring row by row; nothing is evicted, so there is no arrival ring
- * at all. Memory (charged once, when built): each row, the two arrays, and per key its slice,
- * the key object and its map entry.
+ * Built in passes over the rows (ids, counts per id, placing), where [[HashWindow]] grows a ring
+ * per key and an arrival ring row by row; nothing is evicted, so there is no arrival ring at all.
+ * One integral key column's keys are ids in a primitive table ([[LongKeyIds]]), others in a map.
+ * Memory (charged once, when built): each row, the two arrays, the ids' table (and its key
+ * objects), and per key its slice.
  */
-final class StaticHashWindow private (buckets: java.util.HashMap[AnyRef, TimeSortedBuffer], rows: Int,
+final class StaticHashWindow private (ids: KeyIds, buckets: Array[TimeSortedBuffer], rows: Int,
     oldest: (Long, AnyRef, AnyRef)) extends InputWindow {
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit =
     throw new UnsupportedOperationException("a static hash window is built whole")
-  def candidates(key: AnyRef): TimeSortedBuffer = buckets.get(key)
+  def candidates(key: AnyRef): TimeSortedBuffer = { val id = ids.idOf(key); if (id < 0) null else buckets(id) }
   def size: Int = rows
   def oldestTime: Long = oldest._1
   def oldestRow: AnyRef = oldest._2
   def oldestKey: AnyRef = oldest._3
   def evictOldest(): Unit = throw new UnsupportedOperationException("a static hash window is never evicted")
-  def distinctKeys(sample: Int): Long = buckets.size.toLong
+  def distinctKeys(sample: Int): Long = ids.size.toLong
 }
 
 object StaticHashWindow {
@@ -39,46 +41,42 @@ object StaticHashWindow {
   def apply(keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef], account: WindowAccount): StaticHashWindow = {
     val m = rows.length
     assert(keys.length == m && times.length == m, "a key and a time per row")
-    val ids = new java.util.HashMap[AnyRef, Integer](math.max(16, m / 2))
     val idOf = new Array[Int](m)
-    var counts = new Array[Int](16)
+    val ids = KeyIds.of(keys, idOf)
+    val distinct = ids.size
+    val offsets = new Array[Int](distinct + 1)
     var k = 0
     while (k < m) {
       assert(k == 0 || times(k - 1) <= times(k), "rows in time order")
-      var id = ids.get(keys(k))
-      if (id == null) {
-        id = Integer.valueOf(ids.size)
-        ids.put(keys(k), id)
-        if (id >= counts.length) counts = java.util.Arrays.copyOf(counts, counts.length * 2)
-      }
-      idOf(k) = id
-      counts(id) += 1
+      offsets(idOf(k) + 1) += 1
       k += 1
     }
-    val distinct = ids.size
-    val offsets = new Array[Int](distinct + 1)
     var id = 0
-    while (id < distinct) { offsets(id + 1) = offsets(id) + counts(id); id += 1 }
+    while (id < distinct) { offsets(id + 1) += offsets(id); id += 1 }
     val length = Integer.highestOneBit(math.max(1, m) * 2 - 1)
     val flatTimes = new Array[Long](length)
     val flatRows = new Array[AnyRef](length)
     val fill = java.util.Arrays.copyOf(offsets, distinct)
+    var bytes = 0L
     k = 0
     while (k < m) { // stable: each key's rows stay in time order
       val p = fill(idOf(k))
       flatTimes(p) = times(k)
       flatRows(p) = rows(k)
+      if (ids.holdsKeys && p == offsets(idOf(k))) bytes += account.keyBytes(keys(k)) // its bucket's first row
       fill(idOf(k)) = p + 1
-      account.rowIn(account.rowBytes(rows(k)))
+      bytes += account.rowBytes(rows(k))
       k += 1
     }
-    val buckets = new java.util.HashMap[AnyRef, TimeSortedBuffer](math.max(16, distinct * 2))
-    ids.forEach { (key, i) =>
-      buckets.put(key, TimeSortedBuffer.slice(flatTimes, flatRows, offsets(i), counts(i)))
-      account.resized(WindowFootprint.BucketEntry + WindowFootprint.obj(4L * 4 + 3 * WindowFootprint.Ref) +
-        account.keyBytes(key))
+    val buckets = new Array[TimeSortedBuffer](distinct)
+    id = 0
+    while (id < distinct) {
+      buckets(id) = TimeSortedBuffer.slice(flatTimes, flatRows, offsets(id), offsets(id + 1) - offsets(id))
+      id += 1
     }
-    account.resized(WindowFootprint.ring(length))
-    new StaticHashWindow(buckets, m, if (m == 0) (Long.MinValue, null, null) else (times(0), rows(0), keys(0)))
+    account.rowsIn(m, bytes)
+    account.resized(ids.footprint + WindowFootprint.array(distinct, WindowFootprint.Ref) +
+      distinct * TimeSortedBuffer.SliceFootprint + WindowFootprint.ring(length))
+    new StaticHashWindow(ids, buckets, m, if (m == 0) (Long.MinValue, null, null) else (times(0), rows(0), keys(0)))
   }
 }

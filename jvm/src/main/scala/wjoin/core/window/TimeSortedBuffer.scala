@@ -116,6 +116,9 @@ class TimeSortedBuffer private (initialCapacity: Int, account: WindowAccount, vi
 }
 
 object TimeSortedBuffer {
+  /** Heap bytes of a read-only [[slice]] (the buffer and its slice; the arrays are shared). */
+  val SliceFootprint: Long = WindowFootprint.obj(4L * 4 + 3 * WindowFootprint.Ref) + WindowFootprint.obj(2L * 4 + 2 * WindowFootprint.Ref)
+
   /**
    * `count` slots from `from` of arrays shared by many read-only buffers (a window built whole,
    * [[StaticHashWindow]]): the length is a power of two and from + count <= length, so no slot

@@ -181,6 +181,9 @@ final class WindowAccount private[window] (memory: WindowMemory, val input: Int,
   /** A row of `bytes` (row, key, entry) entered the window. */
   def rowIn(bytes: Long): Unit = if (memory != null) { count += 1; held += bytes; memory.charge(this, bytes) }
 
+  /** `rows` rows of `bytes` in all entered the window at once (a window built whole). */
+  def rowsIn(rows: Long, bytes: Long): Unit = if (memory != null) { count += rows; held += bytes; memory.charge(this, bytes) }
+
   /** A row of `bytes` left the window. */
   def rowOut(bytes: Long): Unit = if (memory != null) { count -= 1; held -= bytes; memory.charge(this, -bytes) }
 

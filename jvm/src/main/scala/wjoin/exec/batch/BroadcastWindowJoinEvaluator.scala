@@ -23,21 +23,21 @@ import wjoin.exec.codec.RowCodec
  * @param codec      rows of the inputs: time, key, stored form, residual, output
  * @param metrics    the exec node's metrics
  * @param streamed   the streamed input
- * @param broadcasts the broadcast inputs' rows, by input
+ * @param broadcasts the broadcast inputs: input, its fields, its rows ([[PackedRows]])
  * @param run        this run of the plan (one `doExecute`): what the executors' windows are kept under
  * @param names      the inputs and windows an error about the windows' memory names
  */
 class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, streamed: Int,
-    broadcasts: Seq[(Int, Broadcast[Array[InternalRow]])], run: String, names: WindowNames) extends Serializable {
+    broadcasts: Seq[(Int, Int, Broadcast[Array[InternalRow]])], run: String, names: WindowNames) extends Serializable {
 
   def eval(partitionIndex: Int, rows: Iterator[InternalRow]): Iterator[InternalRow] = {
     val started = System.nanoTime()
     // Each task starts at its own input, so an executor's first tasks build different inputs at once.
     val (later, first) = broadcasts.splitAt(partitionIndex % math.max(1, broadcasts.size))
-    val windows = (first ++ later).map { case (i, b) =>
+    val windows = (first ++ later).map { case (i, fields, b) =>
       BroadcastWindowCache.window(run, i, b.id, () => {
         val from = System.nanoTime()
-        val built = build(i, b.value)
+        val built = build(i, PackedRows.unpack(b.value, fields))
         metrics.numBroadcastBuilds.foreach(_ += 1)
         metrics.broadcastBuildTime.foreach(_ += System.nanoTime() - from)
         built
@@ -76,12 +76,33 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
    */
   private def build(i: Int, values: Array[InternalRow]): BroadcastWindow = {
     val store = codec.storedShared(i)
-    val keyOf = codec.keyReader(i)
-    val joinable = values.filter(codec.joinable(i))
-    val times = joinable.map(codec.time(i).reader)
-    val order = TimeOrder.of(times)
-    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names),
-      order.map(k => keyOf(joinable(k))), order.map(times(_)), order.map(k => store(joinable(k)): AnyRef))
+    val keyOf = codec.joinableKey(i)
+    val timeOf = codec.time(i).reader
+    val joinable = new Array[InternalRow](values.length)
+    val keyed = new Array[AnyRef](values.length)
+    val times = new Array[Long](values.length)
+    var m = 0
+    for (row <- values) {
+      val key = keyOf(row)
+      if (key ne RowCodec.Unjoinable) {
+        joinable(m) = row
+        keyed(m) = key
+        times(m) = timeOf(row)
+        m += 1
+      }
+    }
+    val order = TimeOrder.of(if (m == times.length) times else java.util.Arrays.copyOf(times, m))
+    val keys = new Array[AnyRef](m)
+    val sortedTimes = new Array[Long](m)
+    val rows = new Array[AnyRef](m)
+    var k = 0
+    while (k < m) { // primitive loops: a generic map boxes every time
+      keys(k) = keyed(order(k))
+      sortedTimes(k) = times(order(k))
+      rows(k) = store(joinable(order(k)))
+      k += 1
+    }
+    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names), keys, sortedTimes, rows)
   }
 }
 
@@ -102,10 +123,15 @@ private[batch] object TimeOrder {
     val span = BigInt(times.max) - BigInt(min)
     val bits = 32 - Integer.numberOfLeadingZeros(math.max(1, m - 1))
     if (span.bitLength + bits > 63) return Array.range(0, m).sortBy(times(_))
-    val packed = Array.tabulate(m)(j => ((times(j) - min) << bits) | j)
+    val packed = new Array[Long](m)
+    k = 0
+    while (k < m) { packed(k) = ((times(k) - min) << bits) | k; k += 1 }
     java.util.Arrays.sort(packed)
     val mask = (1L << bits) - 1
-    packed.map(p => (p & mask).toInt)
+    val order = new Array[Int](m)
+    k = 0
+    while (k < m) { order(k) = (packed(k) & mask).toInt; k += 1 }
+    order
   }
 }
 

@@ -11,6 +11,7 @@ import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 
 import wjoin.core.JoinHow
+import wjoin.exec.codec.RowCodec
 import wjoin.plan.logical.WindowJoin
 import wjoin.plan.physical.{BroadcastPlan, WindowJoinPlanner}
 import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
@@ -19,8 +20,8 @@ import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * Physical broadcast W-join ([[BroadcastPlan]]): every input but one broadcast, the largest
  * streamed in its own partitions. Thin: it asks Spark for the broadcasts (a
  * `BroadcastDistribution` of each small child, which Spark satisfies with a
- * `BroadcastExchange`, reused and adaptive like its own joins') and hands each streamed
- * partition to a [[BroadcastWindowJoinEvaluator]].
+ * `BroadcastExchange`, reused and adaptive like its own joins', its rows [[PackedRows]]) and
+ * hands each streamed partition to a [[BroadcastWindowJoinEvaluator]].
  *
  * {{{
  *   BroadcastWindowJoin
@@ -53,7 +54,7 @@ case class BroadcastWindowJoinExec(
   override protected def streaming: Boolean = false
 
   override def requiredChildDistribution: Seq[Distribution] = children.indices.map { i =>
-    if (i == streamed) UnspecifiedDistribution else BroadcastDistribution(IdentityBroadcastMode)
+    if (i == streamed) UnspecifiedDistribution else BroadcastDistribution(PackedRows)
   }
 
   override def requiredChildOrdering: Seq[Seq[SortOrder]] = children.map(_ => Nil)
@@ -68,23 +69,24 @@ case class BroadcastWindowJoinExec(
 
   override protected def doExecute(): RDD[InternalRow] = {
     val broadcasts = children.indices.filter(_ != streamed).map(i => i -> children(i).executeBroadcast[Array[InternalRow]]())
-    val codec = rowCodec()
+    val codec = broadcastCodec
     val typed = joinMetrics
     // The broadcast inputs' rows, counted once here (every executor indexes them again).
     var read = 0L
     var nulls = 0L
     for ((i, b) <- broadcasts) {
-      val joinable = b.value.count(codec.joinable(i))
-      read += b.value.length
-      nulls += b.value.length - joinable
+      val rows = PackedRows.unpack(b.value, children(i).output.length)
+      val joinable = rows.count(codec.joinable(i))
+      read += rows.length
+      nulls += rows.length - joinable
       typed.numInputRowsOf(i).set(joinable.toLong)
     }
     typed.numInputRows.set(read)
     typed.numNullRows.set(nulls)
     SQLMetrics.postDriverMetricUpdates(sparkContext, sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),
       typed.numInputRows +: typed.numNullRows +: broadcasts.map(b => typed.numInputRowsOf(b._1)))
-    val evaluator = new BroadcastWindowJoinEvaluator(codec, typed, streamed, broadcasts, UUID.randomUUID().toString,
-      windowNames)
+    val evaluator = new BroadcastWindowJoinEvaluator(codec, typed, streamed,
+      broadcasts.map { case (i, b) => (i, children(i).output.length, b) }, UUID.randomUUID().toString, windowNames)
     children(streamed).execute().mapPartitionsWithIndex(evaluator.eval, preservesPartitioning = false)
   }
 
@@ -94,8 +96,14 @@ case class BroadcastWindowJoinExec(
    */
   private[wjoin] def evaluateHere(streamedRows: Iterator[InternalRow],
       broadcastRows: Seq[(Int, Array[InternalRow])]): Iterator[InternalRow] =
-    new BroadcastWindowJoinEvaluator(rowCodec(), joinMetrics, streamed, Nil, "warm-up", windowNames)
+    new BroadcastWindowJoinEvaluator(broadcastCodec, joinMetrics, streamed, Nil, "warm-up", windowNames)
       .evaluateHere(streamedRows, broadcastRows)
+
+  /**
+   * The row codec, storing every column of a broadcast input: its windows keep the broadcast's
+   * rows themselves (views of its bytes, held anyway), where a projection would copy each.
+   */
+  private def broadcastCodec: RowCodec = rowCodec(children.indices.filter(_ != streamed).flatMap(children(_).output))
 
   override protected def withNewChildrenInternal(newChildren: IndexedSeq[SparkPlan]): BroadcastWindowJoinExec =
     copy(children = newChildren)

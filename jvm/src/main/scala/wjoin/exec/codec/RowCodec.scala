@@ -104,8 +104,15 @@ final class RowCodec(
     if (!plan.hashed) return _ => null
     val bound = keys(i).map(BindReferences.bindReference(_, if (attributes.isEmpty) inputAttributes(i) else attributes))
     bound match {
-      case Seq(single) if Seq(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType)
-          .contains(single.dataType) =>
+      case Seq(column: BoundReference) if integralKey(column.dataType) => // read as a primitive: no boxing but the key's
+        val o = column.ordinal
+        column.dataType match {
+          case ByteType => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getByte(o).toLong)
+          case ShortType => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getShort(o).toLong)
+          case IntegerType | DateType => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getInt(o).toLong)
+          case _ => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getLong(o))
+        }
+      case Seq(single) if integralKey(single.dataType) =>
         r => single.eval(r) match {
           case null => null
           case v: java.lang.Number => java.lang.Long.valueOf(v.longValue())
@@ -117,6 +124,10 @@ final class RowCodec(
     }
   }
 
+  /** Types of a single key column read as a java.lang.Long (every integral value is one). */
+  private def integralKey(t: DataType): Boolean =
+    Seq(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType).contains(t)
+
   /** Input i's rows are stored with every column (no projection). */
   private def storesWholeRows(i: Int): Boolean = storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)
 
@@ -125,9 +136,19 @@ final class RowCodec(
    * rule of [[wjoin.exec.InputMerger]], for readers that do not merge (the broadcast plan's).
    */
   def joinable(i: Int): InternalRow => Boolean = {
+    val keyOf = joinableKey(i)
+    r => keyOf(r) ne RowCodec.Unjoinable
+  }
+
+  /**
+   * The key of a row of input i that can join ([[joinable]]; null when the plan is not hashed),
+   * or [[RowCodec.Unjoinable]]: one read of the key for both.
+   */
+  def joinableKey(i: Int): InternalRow => AnyRef = {
     val t = time(i)
     val keyOf = keyReader(i)
-    if (plan.hashed) r => !t.isNull(r) && keyOf(r) != null else r => !t.isNull(r)
+    if (plan.hashed) r => if (t.isNull(r)) RowCodec.Unjoinable else { val k = keyOf(r); if (k == null) RowCodec.Unjoinable else k }
+    else r => if (t.isNull(r)) RowCodec.Unjoinable else null
   }
 
   /** The buffered form of an input row: an UnsafeRow copy of its stored columns. */
@@ -248,6 +269,9 @@ final class RowCodec(
 }
 
 object RowCodec {
+  /** [[RowCodec.joinableKey]] of a row that cannot join. */
+  object Unjoinable
+
   /**
    * The range key of `e` (an attribute of a range binding) in rows of `attributes`: integral,
    * date and timestamp values as they are, float, double and decimal ones as [[RealKeys]];
