@@ -31,6 +31,7 @@ draws the heat map of best_ratio (older files without peers: the built-in ratio)
     .venv/bin/python -m pip install -r benchmarks/requirements.txt  # duckdb, polars, matplotlib
     .venv/bin/python benchmarks/bench_matrix.py --out benchmarks/.data/matrix.jsonl --cold
     .venv/bin/python benchmarks/bench_matrix.py --plot benchmarks/.data/matrix.jsonl docs/img/matrix.png
+    .venv/bin/python benchmarks/bench_matrix.py --table benchmarks/.data/matrix.jsonl   # docs/benchmarks.md's table
     .venv/bin/python benchmarks/bench_matrix.py --only double:base --repeats 3     # one cell
     .venv/bin/python benchmarks/bench_matrix.py --only "key:size 10k" --conf spark.wjoin.smallInputBytes=-1
 """
@@ -232,13 +233,18 @@ def capped(spark, action, cap: float):
         sc.setLocalProperty("spark.job.description", None)
 
 
-def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
+def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = None) -> dict:
+    """`known`: (seconds, capped) of this cell's built-in join in an earlier run, which is not run
+    again: it was stopped at the cap or took half of it or more (Spark does not stop a cancelled
+    nested-loop join's tasks: they would load every later cell). Recorded as that run's figure."""
+    known_cap = known[0] if known else None
     dfs = inputs(spark, cell)
     tables = [df.toArrow() for df in dfs]     # the peers' copy of the same rows, untimed
     total_in = sum(cell.rows_of(i) for i in range(cell.n))
     counts = [0, None]
     timed(lambda: counts.__setitem__(0, ours(dfs, cell).count()))
-    builtin_count_s = capped(spark, lambda: counts.__setitem__(1, builtin(dfs, cell).count()), cap)
+    builtin_count_s = None if known_cap else \
+        capped(spark, lambda: counts.__setitem__(1, builtin(dfs, cell).count()), cap)
     # A built-in plan slower than `cap` is cancelled: the cell records a lower bound (cap) for
     # it and no count to compare. One that takes SLOW_BUILTIN_S or more to count is warm after
     # its count (JIT and code generation are a small part of it) and is timed once.
@@ -260,16 +266,19 @@ def measure(spark, cell: Cell, repeats: int, cap: float) -> dict:
     for df in dfs:
         df.unpersist()
     mo = median(t_ours)
-    mb = median(t_builtin) if t_builtin else cap
+    mb = median(t_builtin) if t_builtin else (known_cap or cap)
     times, extra = peers.finish(counts[0], lambda rows, name: say(
         f"!!! COUNTS DIFFER in {cell.name}: {name} {rows:,} rows, wjoin {counts[0]:,} rows !!!"))
-    times["builtin"] = (mb, not t_builtin)
+    times["builtin"] = (mb, not t_builtin and not (known and not known[1]))
     best = min(times, key=lambda k: times[k])   # the fastest median; a capped one as its lower bound
     return dict(asdict(cell), name=cell.name, input_rows=total_in, wjoin_results=counts[0],
-                builtin_results=counts[1], wjoin_s=mo, builtin_s=mb, builtin_capped=not t_builtin,
+                builtin_results=counts[1], wjoin_s=mo, builtin_s=mb,
+                builtin_capped=not t_builtin and not (known and not known[1]),
                 wjoin_rows_per_s=total_in / mo, builtin_rows_per_s=total_in / mb, ratio=mb / mo,
                 runs_wjoin=t_ours, runs_builtin=t_builtin, floor_s=median(t_floor), runs_floor=t_floor, **extra, best_peer=best,
-                best_peer_s=times[best][0], best_capped=times[best][1], best_ratio=times[best][0] / mo)
+                best_peer_s=times[best][0], best_capped=times[best][1],
+                best_ratio=times[best][0] / mo,
+                builtin_earlier_run=bool(known))
 
 
 def cold(cell: Cell, plan: str, conf=(), cap: float = 45.0) -> dict:
@@ -302,7 +311,8 @@ def _peer(r: dict, name: str) -> str:
 
 
 def line(r: dict) -> str:
-    agree = ("  built-in cancelled after the cap: counts not compared" if r.get("builtin_capped")
+    agree = ("  built-in not run: an earlier run's figure" if r.get("builtin_earlier_run")
+             else "  built-in cancelled after the cap: counts not compared" if r.get("builtin_capped")
              else "" if r["wjoin_results"] == r["builtin_results"] else "  COUNTS DIFFER")
     at_least = ">=" if r.get("builtin_capped") else "  "
     best = (f"  best peer {r['best_peer']}: {'>=' if r['best_capped'] else ''}{r['best_ratio']:.1f}x"
@@ -331,7 +341,7 @@ def plot(source: str, target: str):
         i, j = kinds.index(r["kind"]), variations.index(r["variation"])
         grid[i, j] = r.get("best_ratio", r["ratio"])
         at_least = ">=" if r.get("best_capped", r.get("builtin_capped", False)) else ""
-        labels[i, j] = f"{at_least}{grid[i, j]:.1f}x\n{r.get('best_peer', 'builtin')}"
+        labels[i, j] = f"{at_least}{grid[i, j]:.2g}x\n{r.get('best_peer', 'builtin')}"
     fig, ax = plt.subplots(figsize=(max(8.0, 1.15 * len(variations) + 2.5), 0.75 * len(kinds) + 2.2))
     norm = matplotlib.colors.TwoSlopeNorm(vmin=-1, vcenter=0, vmax=2)   # parity (1x) is the neutral yellow
     image = ax.imshow(np.log10(grid), cmap="RdYlGn", norm=norm, aspect="auto")
@@ -348,6 +358,23 @@ def plot(source: str, target: str):
     fig.savefig(target, dpi=110)
 
 
+def table(source: str):
+    """The cells of a JSON-lines file as a Markdown table (docs/benchmarks.md): times, the floor, the
+    peers (>= a lower bound: stopped at the cap), best peer / wjoin (below 1x: a peer was faster)."""
+    def t(r, name):
+        if f"{name}_s" not in r:
+            return "-"
+        earlier = " (earlier run)" if name == "builtin" and r.get("builtin_earlier_run") else ""
+        return f"{'>= ' if r.get(f'{name}_capped') else ''}{r[f'{name}_s']:.2f} s{earlier}"
+    print("| cell | results | wjoin | floor | Spark built-in | DuckDB | Polars | best peer / wjoin |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in (json.loads(s) for s in open(source) if s.strip() and '"ratio"' in s):
+        ratio = f"{'>= ' if r['best_capped'] else ''}{r['best_ratio']:.2f}x ({r['best_peer']})"
+        print(f"| {r['name']} | {r['wjoin_results']:,} | {r['wjoin_s']:.2f} s | "
+              f"{r['floor_s']:.2f} s | {t(r, 'builtin')} | {t(r, 'duckdb')} | {t(r, 'polars')} | "
+              + (f"**{ratio}**" if r["best_ratio"] < 1 else ratio) + " |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="benchmarks/.data/matrix.jsonl")
@@ -355,15 +382,21 @@ def main():
     p.add_argument("--only", help="comma-separated cell names (kind:variation) or kinds")
     p.add_argument("--builtin-cap", type=float, default=45.0, metavar="SECONDS",
                    help="cancel a built-in count slower than this; the cell records it as a lower bound")
+    p.add_argument("--builtin-known", metavar="JSONL",
+                   help="an earlier run: cells whose built-in join it stopped at its cap, or which took half "
+                        "of --builtin-cap or more, do not run it again (recorded with that run's figure)")
     p.add_argument("--cold", action="store_true", help="also time each kind's base cell cold, in fresh processes")
     p.add_argument("--cold-cell", nargs=2, metavar=("CELL", "PLAN"), help=argparse.SUPPRESS)
     p.add_argument("--plot", nargs=2, metavar=("JSONL", "PNG"))
+    p.add_argument("--table", metavar="JSONL", help="print the cells of JSONL as a Markdown table")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a session setting for both plans, e.g. spark.wjoin.smallInputBytes=-1 (the shuffled plan)")
     args = p.parse_args()
     conf = [tuple(kv.split("=", 1)) for kv in args.conf]
     if args.plot:
         return plot(*args.plot)
+    if args.table:
+        return table(args.table)
     chosen = [c for c in cells() if not args.only
               or any(o in (c.name, c.kind) for o in args.only.split(","))]
     if args.cold_cell:
@@ -375,8 +408,11 @@ def main():
     say(f"local[*] on {spark.sparkContext.defaultParallelism} cores; medians of {args.repeats} alternating runs "
         f"after one warm-up each; every output column to the noop sink" + "".join(f"; {k}={v}" for k, v in conf))
     with open(args.out, "a") as out:
+        known = {} if not args.builtin_known else {
+            r["name"]: (r["builtin_s"], r.get("builtin_capped", False)) for r in map(json.loads, open(args.builtin_known))
+            if "ratio" in r and (r.get("builtin_capped") or r["builtin_s"] >= args.builtin_cap / 2)}
         for cell in chosen:
-            r = dict(measure(spark, cell, args.repeats, args.builtin_cap), conf=dict(conf),
+            r = dict(measure(spark, cell, args.repeats, args.builtin_cap, known.get(cell.name)), conf=dict(conf),
                      load=round(os.getloadavg()[0], 1))   # the 1-minute load average at the cell's end
             say(line(r))
             out.write(json.dumps(r) + "\n")
