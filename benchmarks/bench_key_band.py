@@ -27,7 +27,7 @@ import re
 
 from pyspark.sql import functions as F
 
-import wjoin
+import wjoin  # noqa: F401  (adds DataFrame.wjoin)
 from common import median, say, session, timed
 
 NAMES = "ABC"
