@@ -12,8 +12,9 @@ package wjoin.core.window
  * }}}
  *
  * The long table is Spark's `LongHashedRelation` idea (one primitive array probed linearly),
- * for the case where a broadcast input has as many keys as rows: a map entry and a boxed id per
- * key made the build 2-3x slower than the rows' own reading.
+ * for the case where a broadcast input has almost as many keys as rows: with a map entry and a
+ * boxed id per key, building the window of 150k rows with 100k keys took 70 ms, with the table
+ * 10 ms (`StaticHashBenchmark`, warm).
  */
 abstract class KeyIds {
   /** Distinct keys. */
