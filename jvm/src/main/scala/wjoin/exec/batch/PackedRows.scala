@@ -21,7 +21,8 @@ import org.apache.spark.unsafe.Platform
  *
  * Every size is a multiple of 8 (UnsafeRow's), so every row stays 8-byte aligned in the array.
  * Spark's `IdentityBroadcastMode` broadcasts the array of rows itself: for 150k rows, per-row
- * serialization made the broadcast and its first read on each executor 2-3 times slower.
+ * serialization made Spark's time to broadcast 59-95 ms an input against 14-30 ms packed, and
+ * every reader deserializes the rows again (Spark 3.4+ broadcasts serialized only).
  */
 case object PackedRows extends BroadcastMode {
   /** Bytes before the first packed row: the null bits and the field's offset and length. */
