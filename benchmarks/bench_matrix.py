@@ -237,13 +237,12 @@ def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = N
     """`known`: (seconds, capped) of this cell's built-in join in an earlier run, which is not run
     again: it was stopped at the cap or took half of it or more (Spark does not stop a cancelled
     nested-loop join's tasks: they would load every later cell). Recorded as that run's figure."""
-    known_cap = known[0] if known else None
     dfs = inputs(spark, cell)
     tables = [df.toArrow() for df in dfs]     # the peers' copy of the same rows, untimed
     total_in = sum(cell.rows_of(i) for i in range(cell.n))
     counts = [0, None]
     timed(lambda: counts.__setitem__(0, ours(dfs, cell).count()))
-    builtin_count_s = None if known_cap else \
+    builtin_count_s = None if known else \
         capped(spark, lambda: counts.__setitem__(1, builtin(dfs, cell).count()), cap)
     # A built-in plan slower than `cap` is cancelled: the cell records a lower bound (cap) for
     # it and no count to compare. One that takes SLOW_BUILTIN_S or more to count is warm after
@@ -266,14 +265,15 @@ def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = N
     for df in dfs:
         df.unpersist()
     mo = median(t_ours)
-    mb = median(t_builtin) if t_builtin else (known_cap or cap)
+    mb = median(t_builtin) if t_builtin else known[0] if known else cap
+    builtin_capped = known[1] if known else not t_builtin
     times, extra = peers.finish(counts[0], lambda rows, name: say(
         f"!!! COUNTS DIFFER in {cell.name}: {name} {rows:,} rows, wjoin {counts[0]:,} rows !!!"))
-    times["builtin"] = (mb, not t_builtin and not (known and not known[1]))
+    times["builtin"] = (mb, builtin_capped)
     best = min(times, key=lambda k: times[k])   # the fastest median; a capped one as its lower bound
     return dict(asdict(cell), name=cell.name, input_rows=total_in, wjoin_results=counts[0],
                 builtin_results=counts[1], wjoin_s=mo, builtin_s=mb,
-                builtin_capped=not t_builtin and not (known and not known[1]),
+                builtin_capped=builtin_capped,
                 wjoin_rows_per_s=total_in / mo, builtin_rows_per_s=total_in / mb, ratio=mb / mo,
                 runs_wjoin=t_ours, runs_builtin=t_builtin, floor_s=median(t_floor), runs_floor=t_floor, **extra, best_peer=best,
                 best_peer_s=times[best][0], best_capped=times[best][1],
