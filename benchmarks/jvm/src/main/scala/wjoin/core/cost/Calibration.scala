@@ -129,19 +129,20 @@ object Calibration {
    * Times each workload (`work(ops)` runs ops operations) in rounds of `millisPerRun`:
    * `runs` warm-up rounds each, then `runs` timed rounds taken round-robin, so a burst of
    * load from other processes hits all workloads alike instead of one; returns each
-   * workload's median nanoseconds per operation.
+   * workload's median nanoseconds per operation. `clock` is `System.nanoTime` except in tests,
+   * which check the bookkeeping with a clock the workloads advance themselves.
    */
-  def interleavedMedians(s: Settings, workloads: Seq[Int => Unit]): Seq[Double] = {
+  def interleavedMedians(s: Settings, workloads: Seq[Int => Unit], clock: () => Long = () => System.nanoTime()): Seq[Double] = {
     val budget = s.millisPerRun * 1000000L
     def round(work: Int => Unit): Double = {
       var batch = 64
       var ops = 0L
-      val start = System.nanoTime()
+      val start = clock()
       var elapsed = 0L
       while (elapsed < budget) {
         work(batch)
         ops += batch
-        elapsed = System.nanoTime() - start
+        elapsed = clock() - start
         if (elapsed < budget / 8) batch = math.min(batch * 2, 1 << 20)
       }
       elapsed.toDouble / ops

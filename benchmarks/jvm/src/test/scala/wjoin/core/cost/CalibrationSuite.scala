@@ -23,26 +23,35 @@ class CalibrationSuite extends AnyFunSuite {
     intercept[UnsupportedOperationException](WindowDriver(AccessPath.Hash, 10).rangeProbe(0, 1))
   }
 
-  test("the calibration's timer orders controlled workloads by their work (10x the work, > 3x the time)") {
-    val data = Array.tabulate(4096)(i => (i * 2654435761L) ^ (i >>> 3))
-    var sink = 0L
-    def work(perOp: Int): Int => Unit = ops => {
-      var i = 0
-      var acc = sink
-      while (i < ops) { var k = 0; while (k < perOp) { acc += data((i * 31 + k) & 4095) * 3; k += 1 }; i += 1 }
-      sink = acc
+  test("the calibration's timer: nanoseconds per operation, round-robin timed rounds, medians that a burst of load does not move") {
+    // A clock the workloads advance themselves: an operation of workload w costs cost(w) ns, so
+    // the medians are exact and no wall-clock time is asserted (the machine may be loaded).
+    var now = 0L
+    val cost = Seq(7L, 70L, 700L)
+    val calls = scala.collection.mutable.ArrayBuffer.empty[Int]
+    var burst = false
+    def work(w: Int): Int => Unit = ops => {
+      // The first timed round of workload 0 (after the warm-up reached workload 2) meets 10 ms of foreign load.
+      if (burst && w == 0 && calls.contains(2) && calls.last != 0) { now += 10000000L; burst = false }
+      calls += w
+      now += ops * cost(w)
     }
-    val medians = Calibration.interleavedMedians(Calibration.Settings(millisPerRun = 20, runs = 3), Seq(work(40), work(400)))
-    val (light, heavy) = (medians(0), medians(1))
-    assert(heavy > 3 * light, s"400 reads per op took $heavy ns, 40 took $light ns")
-    assert(sink != 42L) // keeps the loops observable
+    val s = Calibration.Settings(millisPerRun = 1, runs = 3)
+    assert(Calibration.interleavedMedians(s, cost.indices.map(work), () => now) == cost.map(_.toDouble))
+    // Runs of calls to one workload: the warm-up's rounds of each workload together, then the
+    // timed rounds round-robin, so a burst of load hits all workloads alike instead of one.
+    val runs = calls.foldLeft(List.empty[Int]) { case (w0 :: rest, w) if w0 == w => w0 :: rest; case (acc, w) => w :: acc }.reverse
+    assert(runs == Seq.fill(4)(Seq(0, 1, 2)).flatten, runs)
+    calls.clear(); now = 0; burst = true
+    assert(Calibration.interleavedMedians(s, cost.indices.map(work), () => now) == cost.map(_.toDouble))
+    assert(!burst, "the burst was injected")
   }
 
   for (onEngine <- Seq(true, false))
-    test(s"calibration: a scan probe, which touches the whole window, costs more than a hash or tree probe (on engine: $onEngine)") {
+    test(s"calibration: factors are positive times per touched tuple; a scan probe touches the window, a hash probe a bucket (on engine: $onEngine)") {
       // 2000-row windows: a scan probe examines 2000 rows, a hash probe a bucket of about 10,
-      // a tree probe a descent (plus about one match on the engine). Ratios of 30-200 were
-      // measured; the bounds leave a wide margin for a loaded machine, no wall-clock threshold.
+      // a tree probe a descent (plus about one match on the engine). Time ratios of 30-200 were
+      // measured, but no test asserts a timing: these check what the factors are made of.
       val s = Calibration.Settings(windowRows = 2000, bucketSize = 10, millisPerRun = 20, runs = 3, onEngine = onEngine)
       val result = Calibration.measure(s)
       assert(result.measurements.size == 8)
@@ -51,8 +60,7 @@ class CalibrationSuite extends AnyFunSuite {
       def perOp(path: AccessPath, workload: String): Double =
         result.measurements.find(m => m.path == path && m.workload == workload).get.nanosPerOp
       val scan = perOp(AccessPath.Scan, "probe")
-      for (path <- Seq(AccessPath.Hash, AccessPath.TTree, AccessPath.BPlusTree))
-        assert(scan > 3 * perOp(path, "probe"), s"scan probe $scan ns vs $path ${perOp(path, "probe")} ns\n${result.table}")
+      assert(result.measurements.forall(m => m.nanosPerOp > 0 && m.weight > 0), result.table)
       // The model's counts behind the factors: a scan probe touches the window, a hash probe a bucket.
       val touched = result.measurements.filter(_.workload == "probe").map(m => m.path -> m.accessesPerOp).toMap
       assert(touched(AccessPath.Scan) == 2000.0 && touched(AccessPath.Hash) < touched(AccessPath.Scan) / 10, touched)
