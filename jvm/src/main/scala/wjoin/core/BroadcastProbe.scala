@@ -1,7 +1,7 @@
 package wjoin.core
 
 import wjoin.core.cost.AccessPath
-import wjoin.core.window.{InputWindow, StaticHashWindow, WindowMemory}
+import wjoin.core.window.{InputWindow, StaticHashWindow, TimeOrder, WindowMemory}
 
 /**
  * The broadcast W-join's evaluation: one input is streamed, every other input is small and
@@ -10,8 +10,8 @@ import wjoin.core.window.{InputWindow, StaticHashWindow, WindowMemory}
  * ([[BroadcastProbe]]).
  *
  * {{{
- *   broadcast input j != s ──sorted by time──> BroadcastWindow j: ALL its rows (hash buckets laid
- *                                              out flat / time ring), never evicted; built whole
+ *   broadcast input j != s, any order ──> BroadcastWindow j: ALL its rows (hash buckets laid out
+ *                                         flat, each time-sorted / time ring), never evicted; built whole
  *   streamed input s, any order, any partition ── row r at t ──> BroadcastProbe.start(t, key, r)
  *        periods [t - P(s, j), t + P(j, s)] (uncut: members may be older or newer than r),
  *        found by binary search in the time-sorted buckets ──> ProbeEnumerator ──> combinations
@@ -38,8 +38,8 @@ import wjoin.core.window.{InputWindow, StaticHashWindow, WindowMemory}
  * @param ranges   the range attributes of stored rows (indexed inputs only)
  * @param memory   the window's account ([[WindowMemory]]; unaccounted in core tests)
  * @param keys     each row's hash key (null when unhashed; a hashed plan gives none null)
- * @param times    each row's time, non-decreasing
- * @param rows     the input's rows that can join, in time order, as stored
+ * @param times    each row's time
+ * @param rows     the input's rows that can join, in any order, as stored
  */
 final class BroadcastWindow(plan: EnginePlan, val input: Int, ranges: RangeValues, val memory: WindowMemory,
     keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef]) {
@@ -48,19 +48,15 @@ final class BroadcastWindow(plan: EnginePlan, val input: Int, ranges: RangeValue
 
   /**
    * Every row, in the structure of the input's access path: a hash path's buckets laid out flat
-   * in one pass ([[StaticHashWindow]]), any other path's window filled row by row.
+   * and each sorted by time ([[StaticHashWindow]]), any other path's window filled row by row
+   * in time order ([[TimeOrder]], ties in the given order).
    */
   val window: InputWindow =
     if (plan.accessPath(input) == AccessPath.Hash) StaticHashWindow(keys, times, rows, memory.account(input))
     else {
       val attr = plan.indexAttr(input)
       val w = InputWindow(plan, input, row => ranges.value(input, attr, row), memory.account(input))
-      var k = 0
-      while (k < rows.length) {
-        assert(k == 0 || times(k - 1) <= times(k), s"rows of input $input must come in time order")
-        w.insert(keys(k), times(k), rows(k))
-        k += 1
-      }
+      for (k <- TimeOrder.of(times)) w.insert(keys(k), times(k), rows(k))
       w
     }
 

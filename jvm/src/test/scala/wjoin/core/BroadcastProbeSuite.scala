@@ -90,14 +90,18 @@ class BroadcastProbeSuite extends AnyFunSuite {
     }
   }
 
-  test("rows of a broadcast input must come in time order; one window per broadcast input; ROWS windows refused") {
+  test("rows of a broadcast input come in any order, its window holds them in time order; one window per broadcast input; ROWS windows refused") {
     val plan = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false)
     def window(p: EnginePlan, rs: TRow*) = new BroadcastWindow(p, 1, RangeValues.None, WindowMemory.Unaccounted,
       rs.map(r => if (p.hashed) Integer.valueOf(r.key) else null).toArray, rs.map(_.time).toArray, rs.map(r => r: AnyRef).toArray)
     val one = window(plan, TRow(1, 10, 0, 1))
-    assertThrows[AssertionError](window(plan, TRow(1, 10, 0, 1), TRow(1, 9, 0, 2)))
     val hashed = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.HW, hashed = true)
-    assertThrows[AssertionError](window(hashed, TRow(1, 10, 0, 1), TRow(1, 9, 0, 2)))
+    for (p <- Seq(plan, hashed)) { // a scan window and a hash window; ties keep the given order
+      val rows = Seq(TRow(1, 10, 0, 1), TRow(1, 9, 0, 2), TRow(1, 12, 0, 3), TRow(1, 9, 0, 4))
+      val held = window(p, rows: _*).window.candidates(if (p.hashed) Integer.valueOf(0) else null)
+      assert((0 until held.size).map(i => held.row(i).asInstanceOf[TRow].id) == Seq(2, 4, 1, 3), p.algorithm)
+      assert((0 until held.size).map(held.time) == Seq(9L, 9L, 10L, 12L))
+    }
     assertThrows[AssertionError](new BroadcastWindows(plan, 1, Seq(one))) // the streamed input's own
     assert(new BroadcastWindows(plan, 0, Seq(one)).windows(1).size == 1)
     val counted = new EnginePlan(WindowMatrix.uniform(2, 5), Algorithm.MW, hashed = false, rowLimits = Array(3L, StreamRows.NoLimit))
@@ -106,19 +110,27 @@ class BroadcastProbeSuite extends AnyFunSuite {
 
   test("a static hash window: the buckets of a hash window filled row by row, each a slice in time order") {
     val rnd = new scala.util.Random(3)
-    // Integer keys take the map of key objects; Long keys the primitive table (LongKeyIds), here
-    // with extreme and colliding values (multiples of a large power of two) and its growth.
+    // Integer keys take the map of key objects; Long keys an array indexed by offset when they are
+    // dense (DenseLongKeyIds, here also next to Long.MaxValue, and probed with keys that wrap
+    // around), else the primitive table (LongKeyIds), here with extreme and colliding values
+    // (multiples of a large power of two) and its growth.
     val kinds: Seq[(String, Int => AnyRef)] = Seq(
       "int" -> (k => Integer.valueOf(k)),
       "long" -> (k => java.lang.Long.valueOf(k.toLong)),
+      "long near max" -> (k => java.lang.Long.valueOf(Long.MaxValue - k)),
       "long spread" -> (k => java.lang.Long.valueOf(Seq(Long.MinValue, Long.MaxValue, -1L, 0L)(k % 4) + (k / 4).toLong * (1L << 40))))
     for ((kind, keyValue) <- kinds; m <- Seq(0, 1, 2, 7, 64, 1000, 5000); keys <- Seq(1, 3, 500, 5000)) {
+      // The static window takes the rows in any order (here shuffled); the filled one in time order.
       val times = Array.fill(m)(rnd.nextInt(50).toLong).sorted
       val keyOf = Array.fill[AnyRef](m)(keyValue(rnd.nextInt(keys)))
       val rows = Array.tabulate[AnyRef](m)(i => s"r$i")
-      val static = window.StaticHashWindow(keyOf, times, rows, window.WindowAccount.None)
+      val shuffled = rnd.shuffle((0 until m).toVector)
+      val position = new Array[Int](m)
+      shuffled.zipWithIndex.foreach { case (i, p) => position(i) = p }
+      val static = window.StaticHashWindow(shuffled.map(keyOf).toArray, shuffled.map(times).toArray, shuffled.map(rows).toArray,
+        window.WindowAccount.None)
       val filled = new window.HashWindow()
-      (0 until m).foreach(i => filled.insert(keyOf(i), times(i), rows(i)))
+      (0 until m).sortBy(i => (times(i), position(i))).foreach(i => filled.insert(keyOf(i), times(i), rows(i))) // ties: in the order given
       assert(static.size == m && static.distinctKeys(0) == filled.distinctKeys(0), s"$kind, $m rows, $keys keys")
       for (k <- 0 until keys + 4) { // keys no row has too
         val (a, b) = (static.candidates(keyValue(k)), filled.candidates(keyValue(k)))
@@ -130,7 +142,27 @@ class BroadcastProbeSuite extends AnyFunSuite {
       }
       // A key of another class is no row's key (as Long.equals(Integer) is false).
       if (kind != "int" && m > 0) assert(static.candidates(Integer.valueOf(0)) == null && static.candidates("0") == null)
+      if (kind != "int") for (far <- Seq(Long.MinValue, Long.MaxValue, 0L, -1L, Long.MinValue + 3))
+        assert((static.candidates(java.lang.Long.valueOf(far)) == null) == (filled.candidates(java.lang.Long.valueOf(far)) == null), s"$kind: key $far")
     }
+  }
+
+  test("key ids: dense Long keys index an array, spread ones a table, others a map; each key gets its first arrival's id") {
+    def ids(keys: Seq[Any]): (window.KeyIds, Seq[Int]) = {
+      val out = new Array[Int](keys.length)
+      (window.KeyIds.of(keys.map(_.asInstanceOf[AnyRef]).toArray, out), out.toSeq)
+    }
+    val long = (k: Long) => java.lang.Long.valueOf(k)
+    val (dense, denseIds) = ids(Seq(7L, 3L, 7L, 4L, 3L).map(long))
+    assert(dense.isInstanceOf[window.DenseLongKeyIds] && denseIds == Seq(0, 1, 0, 2, 1) && dense.size == 3)
+    assert(Seq(3L, 4L, 7L, 5L, 2L, 8L, Long.MinValue).map(k => dense.idOf(long(k))) == Seq(1, 2, 0, -1, -1, -1, -1))
+    // A span of twice the count or more, or one that overflows a long: the table.
+    assert(ids(Seq(0L, 4L).map(long))._1.isInstanceOf[window.LongKeyIds])
+    assert(ids(Seq(0L, 3L).map(long))._1.isInstanceOf[window.DenseLongKeyIds])
+    val (spread, spreadIds) = ids(Seq(Long.MinValue, Long.MaxValue, Long.MinValue).map(long))
+    assert(spread.isInstanceOf[window.LongKeyIds] && spreadIds == Seq(0, 1, 0) && spread.idOf(long(0L)) == -1)
+    assert(ids(Seq(long(1L), Integer.valueOf(1)))._1.isInstanceOf[window.ObjectKeyIds])
+    assert(ids(Seq.empty)._1.size == 0)
   }
 
   test("a static hash window charges its rows, its arrays and its keys' table once") {

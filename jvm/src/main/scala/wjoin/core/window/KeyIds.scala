@@ -6,15 +6,17 @@ package wjoin.core.window
  * from the keys, when the window is built:
  *
  * {{{
- *   every key a java.lang.Long (one integral key column)  LongKeyIds    open addressing over one long[]:
- *                                                                       no entry objects, no boxing
- *   any other key (several columns: an UnsafeRow)         ObjectKeyIds  a java.util.HashMap
+ *   every key a java.lang.Long, max - min < 2 x rows     DenseLongKeyIds  ids(key - min): one int[] read,
+ *                                                                         no hashing (at most 8 bytes a row)
+ *   every key a java.lang.Long (one integral key column)  LongKeyIds      open addressing over one long[]:
+ *                                                                         no entry objects, no boxing
+ *   any other key (several columns: an UnsafeRow)         ObjectKeyIds    a java.util.HashMap
  * }}}
  *
- * The long table is Spark's `LongHashedRelation` idea (one primitive array probed linearly),
- * for the case where a broadcast input has almost as many keys as rows: with a map entry and a
- * boxed id per key, building the window of 150k rows with 100k keys took 70 ms, with the table
- * 10 ms (`StaticHashBenchmark`, warm).
+ * The long tables are Spark's `LongToUnsafeRowMap` ideas (one primitive array probed linearly,
+ * or indexed by the key's offset when the keys are dense), for the case where a broadcast input
+ * has almost as many keys as rows: with a map entry and a boxed id per key, building the window
+ * of 150k rows with 100k keys took 70 ms, with the open table 10 ms (`StaticHashBenchmark`, warm).
  */
 abstract class KeyIds {
   /** Distinct keys. */
@@ -29,12 +31,56 @@ abstract class KeyIds {
 
 object KeyIds {
   /**
-   * Ids of `keys` (none null): `ids(k)` is the id of `keys(k)`. Long keys get a [[LongKeyIds]],
-   * any other a map.
+   * Ids of `keys` (none null): `ids(k)` is the id of `keys(k)`. Long keys get a [[DenseLongKeyIds]]
+   * when their span is under twice their count, else a [[LongKeyIds]]; any other a map.
    */
   def of(keys: Array[AnyRef], ids: Array[Int]): KeyIds = {
     assert(ids.length == keys.length, "an id per key")
-    if (keys.forall(_.isInstanceOf[java.lang.Long])) LongKeyIds(keys, ids) else ObjectKeyIds(keys, ids)
+    var min = Long.MaxValue
+    var max = Long.MinValue
+    var k = 0
+    while (k < keys.length) {
+      keys(k) match {
+        case l: java.lang.Long => min = math.min(min, l.longValue); max = math.max(max, l.longValue)
+        case _ => return ObjectKeyIds(keys, ids)
+      }
+      k += 1
+    }
+    val span = max - min // negative when it overflows: the keys are far from dense then
+    if (keys.nonEmpty && span >= 0 && span < 2L * keys.length) DenseLongKeyIds(keys, ids, min, span.toInt + 1)
+    else LongKeyIds(keys, ids)
+  }
+}
+
+/**
+ * Long keys within `slots.length` of `min`: `slots(key - min)` is the key's id + 1 (0: no row has
+ * it). A lookup's `key - min` may wrap around, but only to outside the array, since `min` plus
+ * the span does not overflow.
+ */
+final class DenseLongKeyIds private (min: Long, slots: Array[Int], val size: Int) extends KeyIds {
+  def idOf(key: AnyRef): Int = key match {
+    case l: java.lang.Long =>
+      val offset = l.longValue - min
+      if (offset >= 0 && offset < slots.length) slots(offset.toInt) - 1 else -1
+    case _ => -1
+  }
+  def holdsKeys: Boolean = false
+  def footprint: Long = WindowFootprint.obj(24) + WindowFootprint.array(slots.length, 4)
+}
+
+object DenseLongKeyIds {
+  /** Ids in first-arrival order of `keys`, every one a Long in [min, min + span). */
+  def apply(keys: Array[AnyRef], ids: Array[Int], min: Long, span: Int): DenseLongKeyIds = {
+    val slots = new Array[Int](span)
+    var size = 0
+    var k = 0
+    while (k < keys.length) {
+      val offset = (keys(k).asInstanceOf[java.lang.Long].longValue - min).toInt
+      if (slots(offset) == 0) { size += 1; slots(offset) = size }
+      ids(k) = slots(offset) - 1
+      k += 1
+    }
+    new DenseLongKeyIds(min, slots, size)
   }
 }
 

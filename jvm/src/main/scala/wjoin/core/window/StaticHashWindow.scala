@@ -8,14 +8,18 @@ package wjoin.core.window
  * read-only slice of them ([[TimeSortedBuffer.slice]]).
  *
  * {{{
- *   rows in time order:  (k2,t1) (k1,t2) (k2,t3) (k1,t4) (k3,t5)
- *   flat (stable by key):  [k2: t1 t3][k1: t2 t4][k3: t5]      two arrays, one allocation each
+ *   rows in any order:     (k2,t3) (k1,t2) (k2,t1) (k1,t4) (k3,t5)
+ *   flat (stable by key):  [k2: t3 t1][k1: t2 t4][k3: t5]      two arrays, one allocation each
+ *   each bucket sorted:    [k2: t1 t3][k1: t2 t4][k3: t5]      in place, ties in arrival order
  *   ids: k2 -> 0, k1 -> 1, k3 -> 2                              KeyIds: the keys' dense ids
  *   candidates(k1) = buckets(1) = slice [2, 4)                   one lookup, no copy
  * }}}
  *
- * Built in passes over the rows (ids, counts per id, placing), where [[HashWindow]] grows a ring
- * per key and an arrival ring row by row; nothing is evicted, so there is no arrival ring at all.
+ * Built in passes over the rows (ids, counts per id, placing, sorting each bucket), where
+ * [[HashWindow]] grows a ring per key and an arrival ring row by row; nothing is evicted, so
+ * there is no arrival ring at all. The rows need no time order: sorting the buckets, most of
+ * them a few rows, costs less than sorting the input, and the passes read the rows in the order
+ * they were made, not in a random one.
  * One integral key column's keys are ids in a primitive table ([[LongKeyIds]]), others in a map.
  * Memory (charged once, when built): each row, the two arrays, the ids' table (and its key
  * objects), and per key its slice.
@@ -35,8 +39,8 @@ final class StaticHashWindow private (ids: KeyIds, buckets: Array[TimeSortedBuff
 
 object StaticHashWindow {
   /**
-   * The window of `rows` with hash keys `keys` (none null) at `times`, given in non-decreasing
-   * time order; charged to `account`.
+   * The window of `rows` with hash keys `keys` (none null) at `times`, in any order; charged
+   * to `account`. Rows of one key and one time keep their order.
    */
   def apply(keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef], account: WindowAccount): StaticHashWindow = {
     val m = rows.length
@@ -46,9 +50,10 @@ object StaticHashWindow {
     val distinct = ids.size
     val offsets = new Array[Int](distinct + 1)
     var k = 0
+    var oldest = 0
     while (k < m) {
-      assert(k == 0 || times(k - 1) <= times(k), "rows in time order")
       offsets(idOf(k) + 1) += 1
+      if (times(k) < times(oldest)) oldest = k
       k += 1
     }
     var id = 0
@@ -71,12 +76,42 @@ object StaticHashWindow {
     val buckets = new Array[TimeSortedBuffer](distinct)
     id = 0
     while (id < distinct) {
+      sortByTime(flatTimes, flatRows, offsets(id), offsets(id + 1))
       buckets(id) = TimeSortedBuffer.slice(flatTimes, flatRows, offsets(id), offsets(id + 1) - offsets(id))
       id += 1
     }
     account.rowsIn(m, bytes)
     account.resized(ids.footprint + WindowFootprint.array(distinct, WindowFootprint.Ref) +
       distinct * TimeSortedBuffer.SliceFootprint + WindowFootprint.ring(length))
-    new StaticHashWindow(ids, buckets, m, if (m == 0) (Long.MinValue, null, null) else (times(0), rows(0), keys(0)))
+    new StaticHashWindow(ids, buckets, m, if (m == 0) (Long.MinValue, null, null) else (times(oldest), rows(oldest), keys(oldest)))
+  }
+
+  /** Buckets up to this size are sorted by insertion; larger ones by their [[TimeOrder]]. */
+  private val InsertionRows = 32
+
+  /** Sorts rows [from, until) of the flat arrays by time, stably. */
+  private def sortByTime(times: Array[Long], rows: Array[AnyRef], from: Int, until: Int): Unit = {
+    var k = from + 1
+    while (k < until && times(k - 1) <= times(k)) k += 1
+    if (k >= until) return // sorted, as most buckets of rows that came in about time order are
+    if (until - from <= InsertionRows) {
+      while (k < until) {
+        val t = times(k)
+        val r = rows(k)
+        var j = k - 1
+        while (j >= from && times(j) > t) { times(j + 1) = times(j); rows(j + 1) = rows(j); j -= 1 }
+        times(j + 1) = t
+        rows(j + 1) = r
+        k += 1
+      }
+    } else {
+      val order = TimeOrder.of(java.util.Arrays.copyOfRange(times, from, until))
+      val sortedTimes = new Array[Long](order.length)
+      val sortedRows = new Array[AnyRef](order.length)
+      k = 0
+      while (k < order.length) { sortedTimes(k) = times(from + order(k)); sortedRows(k) = rows(from + order(k)); k += 1 }
+      System.arraycopy(sortedTimes, 0, times, from, order.length)
+      System.arraycopy(sortedRows, 0, rows, from, order.length)
+    }
   }
 }

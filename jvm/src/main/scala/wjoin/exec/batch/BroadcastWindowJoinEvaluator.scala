@@ -6,6 +6,7 @@ import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.{BroadcastProbe, BroadcastWindow, BroadcastWindows}
+import wjoin.core.window.TimeOrder
 import wjoin.exec.codec.RowCodec
 
 /**
@@ -72,66 +73,31 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
 
   /**
    * Input i's window from its broadcast `values`, charged to the running task's memory: its rows that
-   * can join (time and, in a hashed plan, key not NULL) in time order.
+   * can join (time and, in a hashed plan, key not NULL), in the order they came; the window
+   * orders them by time as its structure needs ([[BroadcastWindow]]).
    */
   private def build(i: Int, values: Array[InternalRow]): BroadcastWindow = {
     val store = codec.storedShared(i)
     val keyOf = codec.joinableKey(i)
     val timeOf = codec.time(i).reader
-    val joinable = new Array[InternalRow](values.length)
-    val keyed = new Array[AnyRef](values.length)
+    val rows = new Array[AnyRef](values.length)
+    val keys = new Array[AnyRef](values.length)
     val times = new Array[Long](values.length)
     var m = 0
-    for (row <- values) {
+    var k = 0
+    while (k < values.length) { // a primitive loop: a generic foreach boxes every time
+      val row = values(k)
       val key = keyOf(row)
       if (key ne RowCodec.Unjoinable) {
-        joinable(m) = row
-        keyed(m) = key
+        rows(m) = store(row)
+        keys(m) = key
         times(m) = timeOf(row)
         m += 1
       }
-    }
-    val order = TimeOrder.of(if (m == times.length) times else java.util.Arrays.copyOf(times, m))
-    val keys = new Array[AnyRef](m)
-    val sortedTimes = new Array[Long](m)
-    val rows = new Array[AnyRef](m)
-    var k = 0
-    while (k < m) { // primitive loops: a generic map boxes every time
-      keys(k) = keyed(order(k))
-      sortedTimes(k) = times(order(k))
-      rows(k) = store(joinable(order(k)))
       k += 1
     }
-    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names), keys, sortedTimes, rows)
-  }
-}
-
-/** The order of rows by time: a primitive sort where it can, as the index of every executor waits for it. */
-private[batch] object TimeOrder {
-  /**
-   * Indices of `times` in non-decreasing time order (ties in index order): none moved when
-   * already sorted; else, when the time span and the count fit in 63 bits together, one
-   * primitive sort of (time - min) << bits | index; else a generic stable sort.
-   */
-  def of(times: Array[Long]): Array[Int] = {
-    val m = times.length
-    var sorted = true
-    var k = 1
-    while (sorted && k < m) { sorted = times(k - 1) <= times(k); k += 1 }
-    if (sorted) return Array.range(0, m)
-    val min = times.min
-    val span = BigInt(times.max) - BigInt(min)
-    val bits = 32 - Integer.numberOfLeadingZeros(math.max(1, m - 1))
-    if (span.bitLength + bits > 63) return Array.range(0, m).sortBy(times(_))
-    val packed = new Array[Long](m)
-    k = 0
-    while (k < m) { packed(k) = ((times(k) - min) << bits) | k; k += 1 }
-    java.util.Arrays.sort(packed)
-    val mask = (1L << bits) - 1
-    val order = new Array[Int](m)
-    k = 0
-    while (k < m) { order(k) = (packed(k) & mask).toInt; k += 1 }
-    order
+    def joinable[T](a: Array[T]): Array[T] = if (m == a.length) a else a.slice(0, m)
+    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names), joinable(keys), joinable(times), joinable(rows))
   }
 }
 
