@@ -147,15 +147,16 @@ class BroadcastProbeSuite extends AnyFunSuite {
     }
   }
 
-  test("key ids: dense Long keys index an array, spread ones a table, others a map; each key gets its first arrival's id") {
+  test("key ids: dense Long keys are their offsets, spread ones in a table, others in a map (ids in first-arrival order)") {
     def ids(keys: Seq[Any]): (window.KeyIds, Seq[Int]) = {
       val out = new Array[Int](keys.length)
       (window.KeyIds.of(keys.map(_.asInstanceOf[AnyRef]).toArray, out), out.toSeq)
     }
     val long = (k: Long) => java.lang.Long.valueOf(k)
     val (dense, denseIds) = ids(Seq(7L, 3L, 7L, 4L, 3L).map(long))
-    assert(dense.isInstanceOf[window.DenseLongKeyIds] && denseIds == Seq(0, 1, 0, 2, 1) && dense.size == 3)
-    assert(Seq(3L, 4L, 7L, 5L, 2L, 8L, Long.MinValue).map(k => dense.idOf(long(k))) == Seq(1, 2, 0, -1, -1, -1, -1))
+    assert(dense.isInstanceOf[window.DenseLongKeyIds] && denseIds == Seq(4, 0, 4, 1, 0) && dense.size == 3 && dense.idCount == 5)
+    // 5 and 6 are no row's keys but in the range: ids of empty buckets.
+    assert(Seq(3L, 4L, 7L, 5L, 6L, 2L, 8L, Long.MinValue).map(k => dense.idOf(long(k))) == Seq(0, 1, 4, 2, 3, -1, -1, -1))
     // A span of twice the count or more, or one that overflows a long: the table.
     assert(ids(Seq(0L, 4L).map(long))._1.isInstanceOf[window.LongKeyIds])
     assert(ids(Seq(0L, 3L).map(long))._1.isInstanceOf[window.DenseLongKeyIds])

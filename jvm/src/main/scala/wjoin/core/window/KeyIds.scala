@@ -1,27 +1,31 @@
 package wjoin.core.window
 
 /**
- * Dense ids of the distinct hash keys of a window built whole ([[StaticHashWindow]]): the i-th
- * distinct key met gets id i, and a lookup gives a key's id or -1. Which kind is chosen once,
- * from the keys, when the window is built:
+ * Ids in [0, idCount) of the distinct hash keys of a window built whole ([[StaticHashWindow]]),
+ * whose buckets they index; a lookup gives a key's id or -1. Which kind is chosen once, from the
+ * keys, when the window is built:
  *
  * {{{
- *   every key a java.lang.Long, max - min < 2 x rows     DenseLongKeyIds  ids(key - min): one int[] read,
- *                                                                         no hashing (at most 8 bytes a row)
+ *   every key a java.lang.Long, max - min < 2 x rows     DenseLongKeyIds  id = key - min: no memory read,
+ *                                                                         no hashing; ids no row has
+ *                                                                         (empty buckets) in between
  *   every key a java.lang.Long (one integral key column)  LongKeyIds      open addressing over one long[]:
  *                                                                         no entry objects, no boxing
  *   any other key (several columns: an UnsafeRow)         ObjectKeyIds    a java.util.HashMap
  * }}}
  *
- * The long tables are Spark's `LongToUnsafeRowMap` ideas (one primitive array probed linearly,
- * or indexed by the key's offset when the keys are dense), for the case where a broadcast input
+ * The others number keys in the order they are first met (id i: the i-th distinct key). The long
+ * kinds are Spark's `LongToUnsafeRowMap` ideas (one primitive array probed linearly, or the
+ * key's offset as its place when the keys are dense), for the case where a broadcast input
  * has almost as many keys as rows: with a map entry and a boxed id per key, building the window
  * of 150k rows with 100k keys took 70 ms, with the open table 10 ms (`StaticHashBenchmark`, warm).
  */
 abstract class KeyIds {
   /** Distinct keys. */
   def size: Int
-  /** The id of `key`, or -1 when no row has it. */
+  /** Ids are in [0, idCount): `size` of them, or all the offsets of a dense key range. */
+  def idCount: Int
+  /** The id of `key`: -1 when no row has it, except in a dense range, where it is an id no row has. */
   def idOf(key: AnyRef): Int
   /** Heap bytes of the lookup structure (not the key objects: see [[holdsKeys]]). */
   def footprint: Long
@@ -53,34 +57,33 @@ object KeyIds {
 }
 
 /**
- * Long keys within `slots.length` of `min`: `slots(key - min)` is the key's id + 1 (0: no row has
- * it). A lookup's `key - min` may wrap around, but only to outside the array, since `min` plus
- * the span does not overflow.
+ * Long keys in [min, min + idCount): a key's id is its offset `key - min`, found with no memory
+ * read; `size` of the offsets are keys of rows. A lookup's `key - min` may wrap around, but only
+ * to outside the range, since `min + idCount - 1` (the greatest key) does not overflow.
  */
-final class DenseLongKeyIds private (min: Long, slots: Array[Int], val size: Int) extends KeyIds {
+final class DenseLongKeyIds private (min: Long, val idCount: Int, val size: Int) extends KeyIds {
   def idOf(key: AnyRef): Int = key match {
     case l: java.lang.Long =>
       val offset = l.longValue - min
-      if (offset >= 0 && offset < slots.length) slots(offset.toInt) - 1 else -1
+      if (offset >= 0 && offset < idCount) offset.toInt else -1
     case _ => -1
   }
   def holdsKeys: Boolean = false
-  def footprint: Long = WindowFootprint.obj(24) + WindowFootprint.array(slots.length, 4)
+  def footprint: Long = WindowFootprint.obj(24)
 }
 
 object DenseLongKeyIds {
-  /** Ids in first-arrival order of `keys`, every one a Long in [min, min + span). */
+  /** Ids of `keys`, every one a Long in [min, min + span). */
   def apply(keys: Array[AnyRef], ids: Array[Int], min: Long, span: Int): DenseLongKeyIds = {
-    val slots = new Array[Int](span)
-    var size = 0
+    val seen = new java.util.BitSet(span)
     var k = 0
     while (k < keys.length) {
       val offset = (keys(k).asInstanceOf[java.lang.Long].longValue - min).toInt
-      if (slots(offset) == 0) { size += 1; slots(offset) = size }
-      ids(k) = slots(offset) - 1
+      seen.set(offset)
+      ids(k) = offset
       k += 1
     }
-    new DenseLongKeyIds(min, slots, size)
+    new DenseLongKeyIds(min, span, seen.cardinality)
   }
 }
 
@@ -90,6 +93,7 @@ object DenseLongKeyIds {
  * (0: an empty slot).
  */
 final class LongKeyIds private (slots: Array[Long], val size: Int) extends KeyIds {
+  def idCount: Int = size
   private val mask = slots.length / 2 - 1
 
   def idOf(key: AnyRef): Int = key match {
@@ -155,6 +159,7 @@ object LongKeyIds {
 /** Keys of any kind in a `java.util.HashMap` (equality and hash of the key objects). */
 final class ObjectKeyIds private (map: java.util.HashMap[AnyRef, Integer]) extends KeyIds {
   def size: Int = map.size
+  def idCount: Int = size
   def idOf(key: AnyRef): Int = { val id = map.get(key); if (id == null) -1 else id.intValue }
   def holdsKeys: Boolean = true
   def footprint: Long = WindowFootprint.obj(48) + size * (WindowFootprint.BucketEntry + WindowFootprint.obj(16))

@@ -11,7 +11,7 @@ package wjoin.core.window
  *   rows in any order:     (k2,t3) (k1,t2) (k2,t1) (k1,t4) (k3,t5)
  *   flat (stable by key):  [k2: t3 t1][k1: t2 t4][k3: t5]      two arrays, one allocation each
  *   each bucket sorted:    [k2: t1 t3][k1: t2 t4][k3: t5]      in place, ties in arrival order
- *   ids: k2 -> 0, k1 -> 1, k3 -> 2                              KeyIds: the keys' dense ids
+ *   ids: k2 -> 0, k1 -> 1, k3 -> 2                              KeyIds (dense Long keys: key - min)
  *   candidates(k1) = buckets(1) = slice [2, 4)                   one lookup, no copy
  * }}}
  *
@@ -20,7 +20,8 @@ package wjoin.core.window
  * there is no arrival ring at all. The rows need no time order: sorting the buckets, most of
  * them a few rows, costs less than sorting the input, and the passes read the rows in the order
  * they were made, not in a random one.
- * One integral key column's keys are ids in a primitive table ([[LongKeyIds]]), others in a map.
+ * One integral key column's keys are their offsets when dense ([[DenseLongKeyIds]]), else ids in a
+ * primitive table ([[LongKeyIds]]); others ids in a map.
  * Memory (charged once, when built): each row, the two arrays, the ids' table (and its key
  * objects), and per key its slice.
  */
@@ -28,7 +29,7 @@ final class StaticHashWindow private (ids: KeyIds, buckets: Array[TimeSortedBuff
     oldest: (Long, AnyRef, AnyRef)) extends InputWindow {
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit =
     throw new UnsupportedOperationException("a static hash window is built whole")
-  def candidates(key: AnyRef): TimeSortedBuffer = { val id = ids.idOf(key); if (id < 0) null else buckets(id) }
+  def candidates(key: AnyRef): TimeSortedBuffer = { val id = ids.idOf(key); if (id < 0) null else buckets(id) } // null: no row has it
   def size: Int = rows
   def oldestTime: Long = oldest._1
   def oldestRow: AnyRef = oldest._2
@@ -47,8 +48,8 @@ object StaticHashWindow {
     assert(keys.length == m && times.length == m, "a key and a time per row")
     val idOf = new Array[Int](m)
     val ids = KeyIds.of(keys, idOf)
-    val distinct = ids.size
-    val offsets = new Array[Int](distinct + 1)
+    val count = ids.idCount
+    val offsets = new Array[Int](count + 1)
     var k = 0
     var oldest = 0
     while (k < m) {
@@ -57,14 +58,14 @@ object StaticHashWindow {
       k += 1
     }
     var id = 0
-    while (id < distinct) { offsets(id + 1) += offsets(id); id += 1 }
+    while (id < count) { offsets(id + 1) += offsets(id); id += 1 }
     val length = Integer.highestOneBit(math.max(1, m) * 2 - 1)
     val flatTimes = new Array[Long](length)
     val flatRows = new Array[AnyRef](length)
-    val fill = java.util.Arrays.copyOf(offsets, distinct)
+    val fill = java.util.Arrays.copyOf(offsets, count)
     var bytes = 0L
     k = 0
-    while (k < m) { // stable: each key's rows stay in time order
+    while (k < m) { // stable: each key's rows keep their order
       val p = fill(idOf(k))
       flatTimes(p) = times(k)
       flatRows(p) = rows(k)
@@ -73,16 +74,18 @@ object StaticHashWindow {
       bytes += account.rowBytes(rows(k))
       k += 1
     }
-    val buckets = new Array[TimeSortedBuffer](distinct)
+    val buckets = new Array[TimeSortedBuffer](count) // null: an id no row has (in a dense key range)
     id = 0
-    while (id < distinct) {
-      sortByTime(flatTimes, flatRows, offsets(id), offsets(id + 1))
-      buckets(id) = TimeSortedBuffer.slice(flatTimes, flatRows, offsets(id), offsets(id + 1) - offsets(id))
+    while (id < count) {
+      if (offsets(id + 1) > offsets(id)) {
+        sortByTime(flatTimes, flatRows, offsets(id), offsets(id + 1))
+        buckets(id) = TimeSortedBuffer.slice(flatTimes, flatRows, offsets(id), offsets(id + 1) - offsets(id))
+      }
       id += 1
     }
     account.rowsIn(m, bytes)
-    account.resized(ids.footprint + WindowFootprint.array(distinct, WindowFootprint.Ref) +
-      distinct * TimeSortedBuffer.SliceFootprint + WindowFootprint.ring(length))
+    account.resized(ids.footprint + WindowFootprint.array(count, WindowFootprint.Ref) +
+      ids.size * TimeSortedBuffer.SliceFootprint + WindowFootprint.ring(length))
     new StaticHashWindow(ids, buckets, m, if (m == 0) (Long.MinValue, null, null) else (times(oldest), rows(oldest), keys(oldest)))
   }
 
