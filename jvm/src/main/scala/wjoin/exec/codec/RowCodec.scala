@@ -246,24 +246,39 @@ final class RowCodec(
   }
 
   /**
-   * The output row of a combination. When the output is exactly the buffered columns (no
-   * column kept for the predicate alone) it is the buffered rows side by side, concatenated
-   * by Spark's generated UnsafeRowJoiner, which copies bytes instead of going field by field;
-   * otherwise a projection over the combined row.
+   * The output row of a combination, in one of three forms chosen here, once:
+   *
+   * {{{
+   *   output = the stored columns           the stored rows side by side: Spark's generated
+   *                                         UnsafeRowJoiner copies bytes, not fields
+   *   output >= half of the stored columns  side by side, then a projection of that one UnsafeRow
+   *   output < half of them                 a projection over the combined row (a JoinedRow chain),
+   *                                         which reads only the columns it writes
+   * }}}
+   *
+   * The middle form is for stored columns kept for the predicate or, in the broadcast plan,
+   * rows stored whole: a projection of one UnsafeRow reads its fields directly, where one over
+   * the JoinedRow chain pays a virtual call and a field count per level for every field.
    */
   def outputWriter(combined: CombinedRow): Array[AnyRef] => InternalRow = {
-    if (output.map(_.exprId) != storedAttributes.flatten.map(_.exprId)) {
-      val project = UnsafeProjection.create(output, storedAttributes.flatten)
+    val stored = storedAttributes.flatten
+    if (output.size * 2 < stored.size) {
+      val project = UnsafeProjection.create(output, stored)
       return tuple => project(combined.of(tuple))
     }
     val schemas = storedAttributes.map(DataTypeUtils.fromAttributes)
     val joiners = (1 until n).map(k =>
       GenerateUnsafeRowJoiner.create(DataTypeUtils.fromAttributes(storedAttributes.take(k).flatten), schemas(k))).toArray
-    tuple => {
+    val sideBySide = (tuple: Array[AnyRef]) => {
       var row = tuple(0).asInstanceOf[UnsafeRow]
       var k = 1
       while (k < n) { row = joiners(k - 1).join(row, tuple(k).asInstanceOf[UnsafeRow]); k += 1 }
       row
+    }
+    if (output.map(_.exprId) == stored.map(_.exprId)) sideBySide
+    else {
+      val project = UnsafeProjection.create(output, stored)
+      tuple => project(sideBySide(tuple))
     }
   }
 }
