@@ -6,7 +6,6 @@ import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.{BroadcastProbe, BroadcastWindow, BroadcastWindows}
-import wjoin.core.window.TimeOrder
 import wjoin.exec.codec.RowCodec
 
 /**
