@@ -73,7 +73,7 @@ object ResidualCostBenchmark {
     val plan = new EnginePlan(WindowMatrix.uniform(2, window), Algorithm.NLW, hashed = false)
     val codec = new RowCodec(Seq(a, b), Seq(a(0), b(0)), Seq(Nil, Nil), Seq(cond), a ++ b, plan)
     def engineRound(): (Long, Long) = {
-      val engine = WJoinEngine.batch(plan, codec.tupleFilter(0, codec.combinedRow()), codec.rangeValues())
+      val engine = WJoinEngine.batch(plan, codec.tupleFilter(0), codec.rangeValues())
       val started = System.nanoTime()
       var results = 0L
       var (i, j) = (0, 0)

@@ -58,7 +58,7 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
       started: Long): Iterator[InternalRow] = {
     val shared = new BroadcastWindows(codec.plan, streamed, windows)
     val combined = codec.combinedRow()
-    val probe = new BroadcastProbe(codec.plan, shared, codec.tupleFilter(partitionIndex, combined), codec.rangeValues())
+    val probe = new BroadcastProbe(codec.plan, shared, codec.tupleFilter(partitionIndex), codec.rangeValues())
     val out = new StreamedRows(rows, probe, codec, streamed, codec.outputWriter(combined))
     val publisher = metrics.streamedPublisher(probe.stats, out, streamed)
     out.onProgress = () => publisher.publish()

@@ -197,9 +197,12 @@ final class RowCodec(
 
   /** The depth of `origin`'s probe order at which all of a conjunct's inputs are bound. */
   private def depthOf(origin: Int, conjunct: Expression): Int = {
-    val inputs = (0 until n).filter(i => conjunct.references.exists(a => inputAttributes(i).exists(_.exprId == a.exprId)))
+    val inputs = (0 until n).filter(readsInput(conjunct, _))
     (inputs.map(i => if (i == origin) 0 else plan.probeOrder(origin).indexOf(i)) :+ 0).max
   }
+
+  private def readsInput(conjunct: Expression, i: Int): Boolean =
+    conjunct.references.exists(a => inputAttributes(i).exists(_.exprId == a.exprId))
 
   /**
    * The range attributes of buffered rows (indexed inputs), as keys: integral, date and
@@ -225,23 +228,30 @@ final class RowCodec(
   /** A combined-row view of engine tuples over the stored columns. */
   def combinedRow(): CombinedRow = new CombinedRow(storedAttributes.map(_.size))
 
-  /** The residual predicate, compiled per (origin, depth) where its inputs are first bound. */
-  def tupleFilter(partitionIndex: Int, combined: CombinedRow): TupleFilter = {
-    val allAttributes = storedAttributes.flatten
-    val predicates: Array[BasePredicate] = Array.tabulate(n * n) { od =>
-      val (origin, depth) = (od / n, od % n)
+  /**
+   * The residual predicate, compiled per (origin, depth) where its inputs are first bound, over
+   * the rows of only the inputs its conjuncts read: one stored row as it is, two side by side in
+   * one JoinedRow. A predicate over the whole combination's JoinedRow chain would pay, for
+   * every field it reads, a virtual call and a field count per level of the chain.
+   */
+  def tupleFilter(partitionIndex: Int): TupleFilter = {
+    val widths = storedAttributes.map(_.size)
+    val predicates = new Array[BasePredicate](n * n)
+    val rows = new Array[CombinedRow](n * n)
+    for (origin <- 0 until n; depth <- 0 until n - 1) {
       val due = residual.filter(c => depthOf(origin, c) == depth)
-      if (depth >= n - 1 || due.isEmpty) null
-      else {
-        val p = Predicate.create(due.reduce(And), allAttributes)
+      if (due.nonEmpty) {
+        val read = (0 until n).filter(i => due.exists(c => readsInput(c, i)))
+        val p = Predicate.create(due.reduce(And), read.flatMap(storedAttributes))
         p.initialize(partitionIndex)
-        p
+        predicates(origin * n + depth) = p
+        rows(origin * n + depth) = new CombinedRow(widths, read)
       }
     }
     new TupleFilter {
       def activeAt(origin: Int, depth: Int): Boolean = predicates(origin * n + depth) != null
       def test(origin: Int, depth: Int, tuple: Array[AnyRef]): Boolean =
-        predicates(origin * n + depth).eval(combined.of(tuple))
+        predicates(origin * n + depth).eval(rows(origin * n + depth).of(tuple))
     }
   }
 
@@ -331,26 +341,33 @@ private[exec] object AnchorWriter {
 }
 
 /**
- * The current combination as one row over all inputs' columns (nested JoinedRows), for the
- * compiled predicate. Inputs not bound yet read as all-NULL rows of the right width (the
- * predicate never looks at them).
+ * The current combination as one row over the columns of some inputs (all of them by default):
+ * one input's stored row as it is, several in nested JoinedRows. Inputs not bound yet read as
+ * all-NULL rows of the right width (the predicate never looks at them).
  *
  * @param widths per input, the number of stored columns
+ * @param inputs the inputs whose columns the row has, in input order
  */
-private[exec] final class CombinedRow(widths: Seq[Int]) {
-  private val n = widths.size
-  private val placeholders: Array[InternalRow] = widths.map(w => new GenericInternalRow(w): InternalRow).toArray
-  private val joins = Array.fill(math.max(1, n - 1))(new JoinedRow)
-  for (k <- 1 until n - 1) joins(k).withLeft(joins(k - 1))
-  private val top: InternalRow = joins(n - 2)
+private[exec] final class CombinedRow(widths: Seq[Int], inputs: Seq[Int]) {
+  def this(widths: Seq[Int]) = this(widths, widths.indices)
+
+  private val read = inputs.toArray
+  private val m = read.length
+  private val placeholders: Array[InternalRow] = read.map(i => new GenericInternalRow(widths(i)): InternalRow)
+  private val joins = Array.fill(math.max(1, m - 1))(new JoinedRow)
+  for (k <- 1 until m - 1) joins(k).withLeft(joins(k - 1))
+  private val top: InternalRow = joins(math.max(0, m - 2))
 
   final def of(tuple: Array[AnyRef]): InternalRow = {
+    if (m < 2) return if (m == 0) InternalRow.empty else at(tuple, 0)
     joins(0).withLeft(at(tuple, 0)).withRight(at(tuple, 1))
     var k = 1
-    while (k < n - 1) { joins(k).withRight(at(tuple, k + 1)); k += 1 }
+    while (k < m - 1) { joins(k).withRight(at(tuple, k + 1)); k += 1 }
     top
   }
 
-  private def at(tuple: Array[AnyRef], i: Int): InternalRow =
-    if (tuple(i) == null) placeholders(i) else tuple(i).asInstanceOf[InternalRow]
+  private def at(tuple: Array[AnyRef], k: Int): InternalRow = {
+    val row = tuple(read(k))
+    if (row == null) placeholders(k) else row.asInstanceOf[InternalRow]
+  }
 }

@@ -62,7 +62,7 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
       override def shed(input: Int, row: AnyRef): Unit = state.retract(input, row)
     }
   }
-  val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex, combined),
+  val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex),
     codec.rangeValues(), shed, partitionIndex, listener, memory)
   val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
 
