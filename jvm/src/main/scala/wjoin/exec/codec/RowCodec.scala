@@ -232,7 +232,8 @@ final class RowCodec(
    * The residual predicate, compiled per (origin, depth) where its inputs are first bound, over
    * the rows of only the inputs its conjuncts read: one stored row as it is, two side by side in
    * one JoinedRow. A predicate over the whole combination's JoinedRow chain would pay, for
-   * every field it reads, a virtual call and a field count per level of the chain.
+   * every field it reads, a virtual call and a field count per level of the chain. Timestamp
+   * arithmetic is compiled as the addition it is ([[InstantArithmetic]]).
    */
   def tupleFilter(partitionIndex: Int): TupleFilter = {
     val widths = storedAttributes.map(_.size)
@@ -242,7 +243,7 @@ final class RowCodec(
       val due = residual.filter(c => depthOf(origin, c) == depth)
       if (due.nonEmpty) {
         val read = (0 until n).filter(i => due.exists(c => readsInput(c, i)))
-        val p = Predicate.create(due.reduce(And), read.flatMap(storedAttributes))
+        val p = Predicate.create(InstantArithmetic(due.reduce(And)), read.flatMap(storedAttributes))
         p.initialize(partitionIndex)
         predicates(origin * n + depth) = p
         rows(origin * n + depth) = new CombinedRow(widths, read)
@@ -300,11 +301,35 @@ object RowCodec {
   /**
    * The range key of `e` (an attribute of a range binding) in rows of `attributes`: integral,
    * date and timestamp values as they are, float, double and decimal ones as [[RealKeys]];
-   * NULL as Long.MinValue. The conversion is chosen once, by the type.
+   * NULL as Long.MinValue. The conversion is chosen once, by the type; a column is read as a
+   * primitive (every probe of an indexed input reads one per binding).
    */
   def rangeKey(e: Expression, attributes: Seq[Attribute]): InternalRow => Long = {
     val bound = BindReferences.bindReference(e, attributes)
-    val key: Any => Long = e.dataType match {
+    val primitive: Option[InternalRow => Long] = bound match {
+      case column: BoundReference =>
+        val o = column.ordinal
+        column.dataType match {
+          case LongType | TimestampType | TimestampNTZType => Some(r => r.getLong(o))
+          case IntegerType | DateType => Some(r => r.getInt(o).toLong)
+          case ShortType => Some(r => r.getShort(o).toLong)
+          case ByteType => Some(r => r.getByte(o).toLong)
+          case DoubleType => Some(r => RealKeys.encode(r.getDouble(o)))
+          case FloatType => Some(r => RealKeys.encode(r.getFloat(o).toDouble))
+          case _ => None
+        }
+      case _ => None
+    }
+    primitive match {
+      case Some(value) =>
+        val o = bound.asInstanceOf[BoundReference].ordinal
+        (r: InternalRow) => if (r.isNullAt(o)) Long.MinValue else value(r)
+      case None => boxedRangeKey(bound, e.dataType)
+    }
+  }
+
+  private def boxedRangeKey(bound: Expression, dataType: DataType): InternalRow => Long = {
+    val key: Any => Long = dataType match {
       case FloatType => v => RealKeys.encode(v.asInstanceOf[java.lang.Float].doubleValue)
       case DoubleType => v => RealKeys.encode(v.asInstanceOf[java.lang.Double].doubleValue)
       case _: DecimalType => v => RealKeys.encode(v.asInstanceOf[Decimal].toDouble)
