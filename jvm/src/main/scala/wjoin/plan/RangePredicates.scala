@@ -3,7 +3,6 @@ package wjoin.plan
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.PredicateForms
-import org.apache.spark.sql.wjoin.CatalystApi.TimestampPlusInterval
 
 import wjoin.core.{RangeBinding, RealBand}
 
@@ -88,21 +87,6 @@ object RangePredicates extends PredicateHelper {
       }
   }
 
-  /**
-   * A foldable interval of a fixed length in microseconds: a day-time interval, or a calendar
-   * interval without months and days (whose length depends on the calendar).
-   */
-  private object Micros {
-    def unapply(e: Expression): Option[BigDecimal] =
-      if (!e.foldable || !e.deterministic) None
-      else scala.util.Try(e.eval()).toOption.flatMap {
-        case us: java.lang.Long if e.dataType.isInstanceOf[DayTimeIntervalType] => Some(BigDecimal(us.longValue))
-        case ci: org.apache.spark.unsafe.types.CalendarInterval if ci.months == 0 && ci.days == 0 =>
-          Some(BigDecimal(ci.microseconds))
-        case _ => None
-      }
-  }
-
   /** A cast that never reverses the order of two values (NULL and overflow aside). */
   private def monotoneCast(from: DataType, to: DataType): Boolean = (from, to) match {
     case (a, b) if a == b => true
@@ -165,7 +149,7 @@ object RangePredicates extends PredicateHelper {
     case UnaryMinus(c, _) => linear(c).map(_.negate)
     case DateAdd(l, r) => for (a <- linear(l); b <- linear(r)) yield a + b
     case DateSub(l, r) => for (a <- linear(l); b <- linear(r)) yield a + b.negate
-    case TimestampPlusInterval(l, Micros(us)) => linear(l).map(_ + Linear(Nil, Nil, us))
+    case InstantArithmetic.ExactPlus(l, us) => linear(l).map(_ + Linear(Nil, Nil, BigDecimal(us))) // not whole days where they shift
     case r: RuntimeReplaceable => linear(r.replacement) // ts - INTERVAL: DatetimeSub
     case Cast(child, to, _, _) if monotoneCast(child.dataType, to) => linear(child)
     case _ => None

@@ -76,6 +76,38 @@ class BandJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adapti
     }
   }
 
+  // A day of TIMESTAMP arithmetic is a calendar day in the session time zone: 25 hours across
+  // New York's fall-back night. Whole-day bands are then no range; sub-day ones are exact.
+  test("timestamp bands of whole days across a daylight saving change equal Spark's join") {
+    withConf("spark.sql.session.timeZone" -> "America/New_York") {
+      val rnd = new Random(5)
+      val fallBack = 1793512800000000L // 2026-11-01 06:00 UTC: 02:00 EDT becomes 01:00 EST
+      def side(seed: Int, rows: Int) = {
+        val data = Seq.fill(rows)(Row(0L, fallBack + (rnd.nextLong() % (40L * 3600 * 1000000)) +
+          rnd.nextInt(4) * 1800L * 1000000))
+        spark.createDataFrame(java.util.Arrays.asList(data: _*),
+          StructType(Seq(StructField("t", LongType), StructField("us", LongType))))
+          .selectExpr("t", "timestamp_micros(us) AS y")
+      }
+      val (a, b) = (side(1, 120).alias("A"), side(2, 120).alias("B"))
+      for (form <- Seq("B.y BETWEEN A.y - INTERVAL 1 DAY AND A.y + INTERVAL 1 DAY",
+          "B.y <= A.y + INTERVAL '1 02:00:00' DAY TO SECOND AND B.y > A.y",
+          "B.y BETWEEN A.y - INTERVAL 3 HOURS AND A.y + INTERVAL 3 HOURS")) {
+        val expected = sorted(a.join(b, expr(form)))
+        for (paths <- Seq("auto", "A:bplustree, B:bplustree"))
+          scala.util.Try(sorted(WJoin("A" -> a, "B" -> b).on(expr(form)).time("t").window("1").accessPaths(paths).toDF)) match {
+            case scala.util.Success(rows) => assert(rows == expected, s"$form with $paths")
+            case scala.util.Failure(e: wjoin.errors.WJoinAnalysisException) => // a whole-day band is no range
+              assert(e.condition == "WJOIN_ACCESS_PATH_NEEDS_BAND" && form.contains("DAY"), e.getMessage)
+            case scala.util.Failure(e) => throw e
+          }
+      }
+      val longDays = a.join(b, expr("B.y BETWEEN A.y - INTERVAL 1 DAY AND A.y + INTERVAL 1 DAY"))
+        .where("abs(unix_micros(B.y) - unix_micros(A.y)) > 86400000000").count()
+      assert(longDays > 0, "no pair a calendar day but more than 24 hours apart: the test could not fail")
+    }
+  }
+
   private def bandJoins(kind: BandKind): Unit = {
     val (a, b) = (input(kind, 1, 90).alias("A"), input(kind, 2, 90).alias("B"))
     var nonEmpty = 0

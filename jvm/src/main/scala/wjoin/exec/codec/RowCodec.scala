@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types._
 
 import wjoin.core.{EnginePlan, JoinHow, RangeValues, RealKeys, TupleFilter}
+import wjoin.plan.InstantArithmetic
 
 /**
  * How one input's event time is read from its rows (Spark-specific; the band arithmetic is
@@ -233,7 +234,7 @@ final class RowCodec(
    * the rows of only the inputs its conjuncts read: one stored row as it is, two side by side in
    * one JoinedRow. A predicate over the whole combination's JoinedRow chain would pay, for
    * every field it reads, a virtual call and a field count per level of the chain. Timestamp
-   * arithmetic is compiled as the addition it is ([[InstantArithmetic]]).
+   * arithmetic is compiled as the addition it is ([[wjoin.plan.InstantArithmetic]]).
    */
   def tupleFilter(partitionIndex: Int): TupleFilter = {
     val widths = storedAttributes.map(_.size)

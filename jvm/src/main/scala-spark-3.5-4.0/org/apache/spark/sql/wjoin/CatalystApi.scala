@@ -8,10 +8,10 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, SubqueryAlias, 
  * (Spark 3.5 and 4.0 here; Spark 4.1 to 4.3 have their own copy of this object).
  */
 object CatalystApi {
-  /** `timestamp + interval` as (timestamp, interval): Spark 3.5 and 4.0 name it `TimeAdd`. */
+  /** `timestamp + interval` as (timestamp, interval, session time zone): Spark 3.5 and 4.0 name it `TimeAdd`. */
   object TimestampPlusInterval {
-    def unapply(e: Expression): Option[(Expression, Expression)] = e match {
-      case TimeAdd(timestamp, interval, _) => Some((timestamp, interval))
+    def unapply(e: Expression): Option[(Expression, Expression, Option[String])] = e match {
+      case TimeAdd(timestamp, interval, zone) => Some((timestamp, interval, zone))
       case _ => None
     }
   }

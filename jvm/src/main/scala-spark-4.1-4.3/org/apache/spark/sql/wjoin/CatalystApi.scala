@@ -8,10 +8,10 @@ import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, SubqueryAlias, 
  * (Spark 4.1 to 4.3 here; Spark 3.5 and 4.0 have their own copy of this object).
  */
 object CatalystApi {
-  /** `timestamp + interval` as (timestamp, interval): Spark 4.1 named it `TimestampAddInterval`. */
+  /** `timestamp + interval` as (timestamp, interval, session time zone): Spark 4.1 named it `TimestampAddInterval`. */
   object TimestampPlusInterval {
-    def unapply(e: Expression): Option[(Expression, Expression)] = e match {
-      case TimestampAddInterval(timestamp, interval, _) => Some((timestamp, interval))
+    def unapply(e: Expression): Option[(Expression, Expression, Option[String])] = e match {
+      case TimestampAddInterval(timestamp, interval, zone) => Some((timestamp, interval, zone))
       case _ => None
     }
   }

@@ -1,4 +1,4 @@
-package wjoin.exec.codec
+package wjoin.plan
 
 import scala.util.Try
 
@@ -88,6 +88,13 @@ class InstantArithmeticSuite extends AnyFunSuite with SharedSparkSession with Sc
   test("TIMESTAMP + whole days stays Spark's: a calendar day across a daylight saving change is not 24 hours") {
     val (plus, ts) = sparkPlus(TimestampType, "America/New_York", Day)
     assert(InstantArithmetic(plus) == plus)
+    for (zone <- Seq("UTC", "+05:30")) // fixed offsets: every day is 24 hours
+      forAll(micros, Gen.choose(-400 * Day, 400 * Day)) { (t, us) =>
+        val (fixed, column) = sparkPlus(TimestampType, zone, us)
+        val rewritten = InstantArithmetic(fixed)
+        assert(rewritten.find(_.isInstanceOf[TimestampPlusMicros]).isDefined, rewritten)
+        assert(results(rewritten, column, t) == results(fixed, column, t), s"$zone: $t + $us")
+      }
     val beforeSpringForward = 1772953200000000L - Day / 2 // 2026-03-07 14:00 in New York; the clocks go forward that night
     assert(results(plus, ts, beforeSpringForward).head == Right(beforeSpringForward + Day - 3600L * 1000000L))
   }
