@@ -67,6 +67,16 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   private val narrowings = if (fromOrigin) plan.refine else plan.refineUncut
   private val fixedSlices = if (fromOrigin) plan.fixedSlice else plan.fixedSliceUncut
   private val filterAt = Array.tabulate(n * n)(od => od % n < n - 1 && filter.activeAt(od / n, od % n))
+  // Per (origin o, depth d), flat o * n + d: the bindings of the input probed at d whose source
+  // is bound by then (the origin or an earlier depth); decided once, not per probe.
+  private val boundBindings: Array[Array[RangeBinding]] = Array.tabulate(n * n) { od =>
+    val (o, d) = (od / n, od % n)
+    if (o >= n || d > n - 2 || !indexed(plan.probeOrder(o)(d))) null
+    else {
+      val bound = o +: plan.probeOrder(o).take(d)
+      plan.bindingsOf(plan.probeOrder(o)(d)).filter(b => bound.contains(b.source))
+    }
+  }
 
   /** The current combination, indexed by input; valid after `next` returned true. */
   val tuple = new Array[AnyRef](n)
@@ -182,30 +192,20 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
     var rlo = Long.MinValue
     var rhi = Long.MaxValue
     var nan = true // every applied conjunct holds for a NaN target
-    val bs = plan.bindingsOf(j)
+    val bs = boundBindings(origin * n + d)
     var k = 0
     while (k < bs.length) {
       val b = bs(k)
-      if (isBound(b.source, d)) {
-        val x = ranges.value(b.source, b.sourceAttr, tuple(b.source))
-        rlo = math.max(rlo, b.low(x))
-        rhi = math.min(rhi, b.high(x))
-        nan &&= b.nanMatches
-      }
+      val x = ranges.value(b.source, b.sourceAttr, tuple(b.source))
+      rlo = math.max(rlo, b.low(x))
+      rhi = math.min(rhi, b.high(x))
+      nan &&= b.nanMatches
       k += 1
     }
     if (nan) rhi = Long.MaxValue // NaN is the greatest key
     val w = windows(j).asInstanceOf[RangeProbedWindow]
     stats.comparisons += 32 - Integer.numberOfLeadingZeros(w.size)
     cursors(d) = w.probe(originKey, rlo, rhi)
-  }
-
-  /** Is input i's member bound before depth d of the current origin's order? */
-  private def isBound(i: Int, d: Int): Boolean = {
-    if (i == origin) return true
-    var k = 0
-    while (k < d) { if (order(k) == i) return true; k += 1 }
-    false
   }
 
   /** Moves to the next combination of the current origin. */
