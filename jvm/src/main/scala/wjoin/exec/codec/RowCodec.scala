@@ -227,17 +227,16 @@ final class RowCodec(
   def anchorWriter(how: JoinHow): AnyRef => InternalRow = AnchorWriter(this, output, how)
 
   /** A combined-row view of engine tuples over the stored columns. */
-  def combinedRow(): CombinedRow = new CombinedRow(storedAttributes.map(_.size))
+  def combinedRow(): CombinedRow = new CombinedRow(storedAttributes.map(_.map(_.dataType)))
 
   /**
    * The residual predicate, compiled per (origin, depth) where its inputs are first bound, over
-   * the rows of only the inputs its conjuncts read: one stored row as it is, two side by side in
-   * one JoinedRow. A predicate over the whole combination's JoinedRow chain would pay, for
-   * every field it reads, a virtual call and a field count per level of the chain. Timestamp
-   * arithmetic is compiled as the addition it is ([[wjoin.plan.InstantArithmetic]]).
+   * the rows of only the inputs its conjuncts read: one stored row as it is, several through one
+   * flat view ([[CombinedRow]]). Timestamp arithmetic is compiled as the addition it is
+   * ([[wjoin.plan.InstantArithmetic]]).
    */
   def tupleFilter(partitionIndex: Int): TupleFilter = {
-    val widths = storedAttributes.map(_.size)
+    val types = storedAttributes.map(_.map(_.dataType))
     val predicates = new Array[BasePredicate](n * n)
     val rows = new Array[CombinedRow](n * n)
     for (origin <- 0 until n; depth <- 0 until n - 1) {
@@ -247,7 +246,7 @@ final class RowCodec(
         val p = Predicate.create(InstantArithmetic(due.reduce(And)), read.flatMap(storedAttributes))
         p.initialize(partitionIndex)
         predicates(origin * n + depth) = p
-        rows(origin * n + depth) = new CombinedRow(widths, read)
+        rows(origin * n + depth) = new CombinedRow(types, read)
       }
     }
     new TupleFilter {
@@ -258,39 +257,29 @@ final class RowCodec(
   }
 
   /**
-   * The output row of a combination, in one of three forms chosen here, once:
+   * The output row of a combination, in one of two forms chosen here, once:
    *
    * {{{
-   *   output = the stored columns           the stored rows side by side: Spark's generated
-   *                                         UnsafeRowJoiner copies bytes, not fields
-   *   output >= half of the stored columns  side by side, then a projection of that one UnsafeRow
-   *   output < half of them                 a projection over the combined row (a JoinedRow chain),
-   *                                         which reads only the columns it writes
+   *   output = the stored columns   the stored rows side by side: Spark's generated
+   *                                 UnsafeRowJoiner copies bytes, not fields
+   *   otherwise                     a projection over the combined row's flat view, which
+   *                                 reads only the columns it writes, each once
    * }}}
-   *
-   * The middle form is for stored columns kept for the predicate or, in the broadcast plan,
-   * rows stored whole: a projection of one UnsafeRow reads its fields directly, where one over
-   * the JoinedRow chain pays a virtual call and a field count per level for every field.
    */
   def outputWriter(combined: CombinedRow): Array[AnyRef] => InternalRow = {
     val stored = storedAttributes.flatten
-    if (output.size * 2 < stored.size) {
+    if (output.map(_.exprId) != stored.map(_.exprId)) {
       val project = UnsafeProjection.create(output, stored)
       return tuple => project(combined.of(tuple))
     }
     val schemas = storedAttributes.map(DataTypeUtils.fromAttributes)
     val joiners = (1 until n).map(k =>
       GenerateUnsafeRowJoiner.create(DataTypeUtils.fromAttributes(storedAttributes.take(k).flatten), schemas(k))).toArray
-    val sideBySide = (tuple: Array[AnyRef]) => {
+    tuple => {
       var row = tuple(0).asInstanceOf[UnsafeRow]
       var k = 1
       while (k < n) { row = joiners(k - 1).join(row, tuple(k).asInstanceOf[UnsafeRow]); k += 1 }
       row
-    }
-    if (output.map(_.exprId) == stored.map(_.exprId)) sideBySide
-    else {
-      val project = UnsafeProjection.create(output, stored)
-      tuple => project(sideBySide(tuple))
     }
   }
 }
@@ -363,37 +352,5 @@ private[exec] object AnchorWriter {
       val project = UnsafeProjection.create(output, codec.storedAttributes.head)
       anchor => project(anchor.asInstanceOf[InternalRow])
     case JoinHow.Inner => throw new AssertionError("an inner W-join outputs no anchor rows alone")
-  }
-}
-
-/**
- * The current combination as one row over the columns of some inputs (all of them by default):
- * one input's stored row as it is, several in nested JoinedRows. Inputs not bound yet read as
- * all-NULL rows of the right width (the predicate never looks at them).
- *
- * @param widths per input, the number of stored columns
- * @param inputs the inputs whose columns the row has, in input order
- */
-private[exec] final class CombinedRow(widths: Seq[Int], inputs: Seq[Int]) {
-  def this(widths: Seq[Int]) = this(widths, widths.indices)
-
-  private val read = inputs.toArray
-  private val m = read.length
-  private val placeholders: Array[InternalRow] = read.map(i => new GenericInternalRow(widths(i)): InternalRow)
-  private val joins = Array.fill(math.max(1, m - 1))(new JoinedRow)
-  for (k <- 1 until m - 1) joins(k).withLeft(joins(k - 1))
-  private val top: InternalRow = joins(math.max(0, m - 2))
-
-  final def of(tuple: Array[AnyRef]): InternalRow = {
-    if (m < 2) return if (m == 0) InternalRow.empty else at(tuple, 0)
-    joins(0).withLeft(at(tuple, 0)).withRight(at(tuple, 1))
-    var k = 1
-    while (k < m - 1) { joins(k).withRight(at(tuple, k + 1)); k += 1 }
-    top
-  }
-
-  private def at(tuple: Array[AnyRef], k: Int): InternalRow = {
-    val row = tuple(read(k))
-    if (row == null) placeholders(k) else row.asInstanceOf[InternalRow]
   }
 }

@@ -48,7 +48,7 @@ class TupleFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     } yield Seq(a, b, c)
     forAll(rowsGen) { rows =>
       val t = tuple(rows)
-      val combined = new CombinedRow(attrs.map(_.size)).of(t)
+      val combined = new CombinedRow(attrs.map(_.map(_.dataType))).of(t)
       for (origin <- 0 until 3) {
         val order = origin +: plan.probeOrder(origin)
         for (depth <- 0 until 2) {
@@ -70,7 +70,7 @@ class TupleFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   test("a combined row of some inputs reads their columns side by side; of one input, its row itself") {
     val t = tuple(Seq(Seq(7), Seq(1, 2), Seq(3, 4)))
-    val widths = attrs.map(_.size)
+    val widths = attrs.map(_.map(_.dataType))
     val ac = new CombinedRow(widths, Seq(0, 2)).of(t)
     assert(ac.numFields == 5)
     assert(ac.getInt(1) == 7 && ac.getInt(3) == 3 && ac.getInt(4) == 4)
