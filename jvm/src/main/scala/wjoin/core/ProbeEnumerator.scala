@@ -71,7 +71,7 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   // is bound by then (the origin or an earlier depth); decided once, not per probe.
   private val boundBindings: Array[Array[RangeBinding]] = Array.tabulate(n * n) { od =>
     val (o, d) = (od / n, od % n)
-    if (o >= n || d > n - 2 || !indexed(plan.probeOrder(o)(d))) null
+    if (d > n - 2 || !indexed(plan.probeOrder(o)(d))) null
     else {
       val bound = o +: plan.probeOrder(o).take(d)
       plan.bindingsOf(plan.probeOrder(o)(d)).filter(b => bound.contains(b.source))
@@ -91,6 +91,10 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   private val sliceFrom = new Array[Int](n)
   private val sliceEnd = new Array[Int](n)
   private val sources = new Array[TimeSortedBuffer](n)
+  // Per input, this probe's view of its window's buckets (InputWindow.candidatesIn) and the
+  // window it views: a window replaced in the array gets a view of its own.
+  private val views = new Array[TimeSortedBuffer](n)
+  private val viewed = new Array[InputWindow](n)
   private val cursors = new Array[RangeCursor[RangeWindow.Entry]](n)
   private var fixed: Array[Boolean] = _
   private var order: Array[Int] = _
@@ -128,7 +132,9 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
         if (indexed(j)) {
           if (!windows(j).asInstanceOf[RangeProbedWindow].holds(key)) return false
         } else {
-          val s = windows(j).candidates(key)
+          val w = windows(j)
+          if (w ne viewed(j)) { views(j) = w.newView(); viewed(j) = w }
+          val s = w.candidatesIn(key, views(j))
           if (s == null || s.isEmpty) return false
           sources(j) = s
         }

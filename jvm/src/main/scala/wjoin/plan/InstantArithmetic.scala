@@ -35,14 +35,15 @@ object InstantArithmetic {
   /** `timestamp + constant interval` that is `timestamp + micros`: (timestamp, micros). */
   object ExactPlus {
     def unapply(e: Expression): Option[(Expression, Long)] = e match {
-      case TimestampPlusInterval(ts, interval, zone) if interval.foldable && interval.deterministic =>
+      case TimestampPlusInterval(ts, interval, zone) if interval.foldable && interval.deterministic &&
+          (ts.dataType == TimestampType || ts.dataType == TimestampNTZType) =>
         scala.util.Try(interval.eval()).toOption.flatMap {
           case us: java.lang.Long if interval.dataType.isInstanceOf[DayTimeIntervalType] &&
               (ts.dataType == TimestampNTZType || math.abs(us.longValue) < MicrosPerDay || fixedOffset(zone)) =>
             Some((ts, us.longValue))
           case ci: CalendarInterval if ci.months == 0 && ci.days == 0 => Some((ts, ci.microseconds))
           case _ => None // NULL, months or days, or whole days in a zone with shifts
-        }.filter(_ => ts.dataType == TimestampType || ts.dataType == TimestampNTZType)
+        }
       case _ => None
     }
   }

@@ -132,8 +132,10 @@ class BroadcastProbeSuite extends AnyFunSuite {
       val filled = new window.HashWindow()
       (0 until m).sortBy(i => (times(i), position(i))).foreach(i => filled.insert(keyOf(i), times(i), rows(i))) // ties: in the order given
       assert(static.size == m && static.distinctKeys(0) == filled.distinctKeys(0), s"$kind, $m rows, $keys keys")
-      for (k <- 0 until keys + 4) { // keys no row has too
-        val (a, b) = (static.candidates(keyValue(k)), filled.candidates(keyValue(k)))
+      val view = static.newView() // one view re-pointed key after key, as a probe does
+      for (k <- rnd.shuffle((0 until keys + 4).toVector)) { // keys no row has too
+        val (a, b) = (static.candidatesIn(keyValue(k), view), filled.candidates(keyValue(k)))
+        assert(a == null || (a eq view), "the probe's own view, re-pointed")
         assert((a == null) == (b == null), s"$kind: key $k")
         if (a != null) {
           assert((0 until a.size).map(i => (a.time(i), a.row(i))) == (0 until b.size).map(i => (b.time(i), b.row(i))))
@@ -176,7 +178,7 @@ class BroadcastProbeSuite extends AnyFunSuite {
       Array.fill[AnyRef](m)("r"), objects)
     assert(longs.rows == m && objects.rows == m)
     val rowsAndArrays = m * 100L + window.WindowFootprint.ring(1024) // rows, and two arrays of 1024 slots
-    assert(longs.bytes > rowsAndArrays && longs.bytes < rowsAndArrays + 4096, longs.bytes) // a table of 32 slots, 10 slices
+    assert(longs.bytes > rowsAndArrays && longs.bytes < rowsAndArrays + 4096, longs.bytes) // a table of 32 slots, 11 bounds
     assert(objects.bytes > rowsAndArrays + 10 * 100L, objects.bytes) // the map and its 10 key objects of 100 bytes
     assert(memory.held == longs.bytes + objects.bytes)
   }

@@ -28,6 +28,14 @@ abstract class InputWindow {
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit
   /** Rows a probe with this key must look at, or null when there are none. */
   def candidates(key: AnyRef): TimeSortedBuffer
+  /**
+   * [[candidates]] for a probe that owns `view`, a buffer from this window's [[newView]] (or
+   * null): a window built whole ([[StaticHashWindow]]) re-points the view at the key's rows
+   * rather than handing out an object per bucket, one memory read fewer per probe.
+   */
+  def candidatesIn(key: AnyRef, view: TimeSortedBuffer): TimeSortedBuffer = candidates(key)
+  /** A buffer for [[candidatesIn]], owned by one probe; null when the window has no use for one. */
+  def newView(): TimeSortedBuffer = null
   def size: Int
   def oldestTime: Long
   def oldestRow: AnyRef

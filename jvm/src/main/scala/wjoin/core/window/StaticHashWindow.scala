@@ -5,14 +5,17 @@ package wjoin.core.window
  * window of a broadcast input under a hash access path ([[wjoin.core.BroadcastWindow]]). The
  * same buckets as [[HashWindow]] (per key, time-sorted, searched by binary search), laid out
  * flat: every row in two arrays, ordered by (key's first arrival, time), and each bucket a
- * read-only slice of them ([[TimeSortedBuffer.slice]]).
+ * range of them, its bounds side by side in one int array; a probe reads a bucket through a
+ * view of its own ([[TimeSortedBuffer.slice]], re-pointed per probe), so no object per bucket
+ * is built, held or fetched.
  *
  * {{{
  *   rows in any order:     (k2,t3) (k1,t2) (k2,t1) (k1,t4) (k3,t5)
  *   flat (stable by key):  [k2: t3 t1][k1: t2 t4][k3: t5]      two arrays, one allocation each
  *   each bucket sorted:    [k2: t1 t3][k1: t2 t4][k3: t5]      in place, ties in arrival order
  *   ids: k2 -> 0, k1 -> 1, k3 -> 2                              KeyIds (dense Long keys: key - min)
- *   candidates(k1) = buckets(1) = slice [2, 4)                   one lookup, no copy
+ *   offsets:               [0, 2, 4, 5]                          bucket id = slots [offsets(id), offsets(id + 1))
+ *   candidatesIn(k1, view) = view re-pointed at [2, 4)           one lookup, no copy
  * }}}
  *
  * Built in passes over the rows (ids, counts per id, placing, sorting each bucket), where
@@ -23,13 +26,21 @@ package wjoin.core.window
  * One integral key column's keys are their offsets when dense ([[DenseLongKeyIds]]), else ids in a
  * primitive table ([[LongKeyIds]]); others ids in a map.
  * Memory (charged once, when built): each row, the two arrays, the ids' table (and its key
- * objects), and per key its slice.
+ * objects), the bucket bounds.
  */
-final class StaticHashWindow private (ids: KeyIds, buckets: Array[TimeSortedBuffer], rows: Int,
-    oldest: (Long, AnyRef, AnyRef)) extends InputWindow {
+final class StaticHashWindow private (ids: KeyIds, offsets: Array[Int], flatTimes: Array[Long], flatRows: Array[AnyRef],
+    rows: Int, oldest: (Long, AnyRef, AnyRef)) extends InputWindow {
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit =
     throw new UnsupportedOperationException("a static hash window is built whole")
-  def candidates(key: AnyRef): TimeSortedBuffer = { val id = ids.idOf(key); if (id < 0) null else buckets(id) } // null: no row has it
+  def candidates(key: AnyRef): TimeSortedBuffer = candidatesIn(key, newView())
+  override def newView(): TimeSortedBuffer = TimeSortedBuffer.slice(flatTimes, flatRows, 0, 0)
+  override def candidatesIn(key: AnyRef, view: TimeSortedBuffer): TimeSortedBuffer = {
+    val id = ids.idOf(key)
+    if (id < 0) return null
+    val from = offsets(id)
+    val until = offsets(id + 1)
+    if (from == until) null else view.repoint(from, until - from) // null: no row has it (an id of a dense key range)
+  }
   def size: Int = rows
   def oldestTime: Long = oldest._1
   def oldestRow: AnyRef = oldest._2
@@ -74,19 +85,15 @@ object StaticHashWindow {
       bytes += account.rowBytes(rows(k))
       k += 1
     }
-    val buckets = new Array[TimeSortedBuffer](count) // null: an id no row has (in a dense key range)
     id = 0
     while (id < count) {
-      if (offsets(id + 1) > offsets(id)) {
-        sortByTime(flatTimes, flatRows, offsets(id), offsets(id + 1))
-        buckets(id) = TimeSortedBuffer.slice(flatTimes, flatRows, offsets(id), offsets(id + 1) - offsets(id))
-      }
+      if (offsets(id + 1) - offsets(id) > 1) sortByTime(flatTimes, flatRows, offsets(id), offsets(id + 1))
       id += 1
     }
     account.rowsIn(m, bytes)
-    account.resized(ids.footprint + WindowFootprint.array(count, WindowFootprint.Ref) +
-      ids.size * TimeSortedBuffer.SliceFootprint + WindowFootprint.ring(length))
-    new StaticHashWindow(ids, buckets, m, if (m == 0) (Long.MinValue, null, null) else (times(oldest), rows(oldest), keys(oldest)))
+    account.resized(ids.footprint + WindowFootprint.array(count + 1, 4) + WindowFootprint.ring(length))
+    new StaticHashWindow(ids, offsets, flatTimes, flatRows, m,
+      if (m == 0) (Long.MinValue, null, null) else (times(oldest), rows(oldest), keys(oldest)))
   }
 
   /** Buckets up to this size are sorted by insertion; larger ones by their [[TimeOrder]]. */

@@ -100,6 +100,16 @@ class TimeSortedBuffer private (initialCapacity: Int, account: WindowAccount, vi
     lo
   }
 
+  /**
+   * A [[TimeSortedBuffer.slice]] moved to slots [from, from + count) of the same arrays (the
+   * caller keeps within them, as `slice` checks): one view re-pointed per probe.
+   */
+  private[window] final def repoint(from: Int, count: Int): TimeSortedBuffer = {
+    head = from
+    this.count = count
+    this
+  }
+
   private def grow(): Unit = resize(capacity * 2)
 
   private def resize(to: Int): Unit = {
@@ -116,9 +126,6 @@ class TimeSortedBuffer private (initialCapacity: Int, account: WindowAccount, vi
 }
 
 object TimeSortedBuffer {
-  /** Heap bytes of a read-only [[slice]] (the buffer and its slice; the arrays are shared). */
-  val SliceFootprint: Long = WindowFootprint.obj(4L * 4 + 3 * WindowFootprint.Ref) + WindowFootprint.obj(2L * 4 + 2 * WindowFootprint.Ref)
-
   /**
    * `count` slots from `from` of arrays shared by many read-only buffers (a window built whole,
    * [[StaticHashWindow]]): the length is a power of two and from + count <= length, so no slot

@@ -296,25 +296,19 @@ object RowCodec {
    */
   def rangeKey(e: Expression, attributes: Seq[Attribute]): InternalRow => Long = {
     val bound = BindReferences.bindReference(e, attributes)
-    val primitive: Option[InternalRow => Long] = bound match {
+    bound match {
       case column: BoundReference =>
         val o = column.ordinal
         column.dataType match {
-          case LongType | TimestampType | TimestampNTZType => Some(r => r.getLong(o))
-          case IntegerType | DateType => Some(r => r.getInt(o).toLong)
-          case ShortType => Some(r => r.getShort(o).toLong)
-          case ByteType => Some(r => r.getByte(o).toLong)
-          case DoubleType => Some(r => RealKeys.encode(r.getDouble(o)))
-          case FloatType => Some(r => RealKeys.encode(r.getFloat(o).toDouble))
-          case _ => None
+          case LongType | TimestampType | TimestampNTZType => r => if (r.isNullAt(o)) Long.MinValue else r.getLong(o)
+          case IntegerType | DateType => r => if (r.isNullAt(o)) Long.MinValue else r.getInt(o).toLong
+          case ShortType => r => if (r.isNullAt(o)) Long.MinValue else r.getShort(o).toLong
+          case ByteType => r => if (r.isNullAt(o)) Long.MinValue else r.getByte(o).toLong
+          case DoubleType => r => if (r.isNullAt(o)) Long.MinValue else RealKeys.encode(r.getDouble(o))
+          case FloatType => r => if (r.isNullAt(o)) Long.MinValue else RealKeys.encode(r.getFloat(o).toDouble)
+          case _ => boxedRangeKey(bound, e.dataType)
         }
-      case _ => None
-    }
-    primitive match {
-      case Some(value) =>
-        val o = bound.asInstanceOf[BoundReference].ordinal
-        (r: InternalRow) => if (r.isNullAt(o)) Long.MinValue else value(r)
-      case None => boxedRangeKey(bound, e.dataType)
+      case _ => boxedRangeKey(bound, e.dataType)
     }
   }
 
