@@ -91,10 +91,9 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
   private val sliceFrom = new Array[Int](n)
   private val sliceEnd = new Array[Int](n)
   private val sources = new Array[TimeSortedBuffer](n)
-  // Per input, this probe's view of its window's buckets (InputWindow.candidatesIn) and the
-  // window it views: a window replaced in the array gets a view of its own.
-  private val views = new Array[TimeSortedBuffer](n)
-  private val viewed = new Array[InputWindow](n)
+  // Per input, this probe's view of its window's buckets (InputWindow.candidatesIn; the
+  // windows are the enumerator's for its life, never replaced).
+  private val views = Array.tabulate(n)(j => windows(j).newView())
   private val cursors = new Array[RangeCursor[RangeWindow.Entry]](n)
   private var fixed: Array[Boolean] = _
   private var order: Array[Int] = _
@@ -132,9 +131,7 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
         if (indexed(j)) {
           if (!windows(j).asInstanceOf[RangeProbedWindow].holds(key)) return false
         } else {
-          val w = windows(j)
-          if (w ne viewed(j)) { views(j) = w.newView(); viewed(j) = w }
-          val s = w.candidatesIn(key, views(j))
+          val s = windows(j).candidatesIn(key, views(j))
           if (s == null || s.isEmpty) return false
           sources(j) = s
         }
