@@ -20,6 +20,15 @@ def frame(spark, seed, rows, span, burst=0.0, nulls=0, timestamps=False):
     return spark.createDataFrame(data, "ts bigint, x int, v int")
 
 
+@pytest.fixture(autouse=True)
+def small_bands(spark):
+    """A band per 50 rows: these few rows are cut into the most bands (by default one per 100k rows,
+    at least one per core: 2 here)."""
+    spark.conf.set("spark.wjoin.timeBandRows", "50")
+    yield
+    spark.conf.unset("spark.wjoin.timeBandRows")
+
+
 @pytest.fixture()
 def one_partition(spark):
     def run(df_factory):

@@ -139,4 +139,16 @@ class TimeBandsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(TimeBands.fromSample(Array(1L, 2L, 3L), Array(1.0, 1.0, 1.0), 1, m).count == 1)
     assert(TimeBands.fromSample(Array.fill(50)(7L), Array.fill(50)(1.0), 4, m).count == 1) // one instant
   }
+
+  test("the band count: one per rowsPerBand rows, at least the slots, at most maxBands, at least 1") {
+    assert(TimeBands.countFor(600000, 100000, 2, 200) == 6)
+    assert(TimeBands.countFor(600001, 100000, 2, 200) == 7)   // a partial band is a band
+    assert(TimeBands.countFor(3000000, 100000, 2, 200) == 30)
+    assert(TimeBands.countFor(3000000, 100000, 2, 16) == 16)  // spark.wjoin.timeBands caps it
+    assert(TimeBands.countFor(5000, 100000, 8, 200) == 8)     // few rows: still one band per core
+    assert(TimeBands.countFor(5000, 100000, 8, 4) == 4)
+    assert(TimeBands.countFor(0, 100000, 0, 200) == 1)
+    assert(TimeBands.countFor(1e12, 1, 2, 200) == 200)       // rowsPerBand 1: the most bands
+    intercept[AssertionError](TimeBands.countFor(10, 0, 2, 200))
+  }
 }

@@ -18,6 +18,7 @@ trait SharedSparkSession extends BeforeAndAfterAll { self: Suite =>
     .config("spark.sql.shuffle.partitions", "4") // every streaming micro-batch commits one store per partition
     .config("spark.wjoin.smallInputBytes", "-1")
     .config("spark.wjoin.broadcastBytes", "-1") // the broadcast plan: BroadcastWindowJoinSparkSuite
+    .config("spark.wjoin.timeBandRows", "1") // tests' few rows still cut into many bands (TimeBandSparkSuite: the default)
     .config("spark.ui.enabled", "false")
     // Checkpoints are on the local disk: renames through Hadoop's FileSystem, not Spark's
     // default manager, which starts readlink/chmod processes on every state commit without

@@ -45,9 +45,12 @@ private[exec] object TimeBandShuffle {
 
   /**
    * Equal-depth bands from a sampling job per input (reservoir per partition, each sampled
-   * time weighted by its partition's non-null row count / sample size).
+   * time weighted by its partition's non-null row count / sample size); as many as
+   * [[TimeBands.countFor]] gives for the rows counted, one per `rowsPerBand` and at least one
+   * per core of the cluster, at most `maxBands`.
    */
-  def bands(inputs: Seq[RDD[InternalRow]], times: Seq[TimeColumn], maxBands: Int, matrix: WindowMatrix): TimeBands = {
+  def bands(inputs: Seq[RDD[InternalRow]], times: Seq[TimeColumn], maxBands: Int, rowsPerBand: Long,
+      matrix: WindowMatrix): TimeBands = {
     if (maxBands <= 1) return TimeBands.single(matrix)
     val partitions = inputs.map(_.getNumPartitions).sum
     if (partitions == 0) return TimeBands.single(matrix)
@@ -75,7 +78,9 @@ private[exec] object TimeBandShuffle {
     val sampled = sketches.filter(_._2.nonEmpty)
     val sampleTimes = sampled.flatMap(_._2)
     val weights = sampled.flatMap { case (count, s) => Array.fill(s.length)(count.toDouble / s.length) }
-    TimeBands.fromSample(sampleTimes.toArray, weights.toArray, maxBands, matrix)
+    val count = TimeBands.countFor(sketches.map(_._1.toDouble).sum, rowsPerBand,
+      inputs.head.sparkContext.defaultParallelism, maxBands)
+    TimeBands.fromSample(sampleTimes.toArray, weights.toArray, count, matrix)
   }
 
   /**

@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrd
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.{JoinHow, TimeBands}
 import wjoin.exec.codec.TimeColumn
@@ -43,7 +44,9 @@ import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * Without such a key the join is partitioned by event time into bands ([[TimeBands]]): the
  * children are taken as they are, and `doExecute` samples their times (one job), sends every
  * row to the bands its windows reach and sorts each band by time ([[TimeBandShuffle]]); the
- * evaluator of band b emits only the combinations whose earliest member lies in band b. With
+ * evaluator of band b emits only the combinations whose earliest member lies in band b. How many
+ * bands is decided there, from the rows the sample counted (`spark.wjoin.timeBandRows` per band,
+ * at least one per core, at most `timeBands`; [[TimeBands.countFor]]). With
  * `timeBands` = 1 (setting `spark.wjoin.timeBands`, `WJoinConf`) all rows go to a single
  * partition instead.
  *
@@ -124,14 +127,14 @@ case class WindowJoinExec(
       return new ZippedPartitionsNRDD[InternalRow, InternalRow](inputs, unbanded.eval)
     }
     val times = children.indices.map(i => TimeColumn.of(children(i).output, timeColumns(i).asInstanceOf[Attribute]))
-    val bands = TimeBandShuffle.bands(inputs, times, timeBands, windows.matrix)
+    val bands = TimeBandShuffle.bands(inputs, times, timeBands, WJoinConf.timeBandRows(conf), windows.matrix)
     typed.numTimeBands.foreach { m =>
       m.set(bands.count.toLong)
       SQLMetrics.postDriverMetricUpdates(sparkContext,
         sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY), Seq(m))
     }
     val sorted = children.indices.map(i => TimeBandShuffle.partition(inputs(i), i, children(i).output,
-      timeColumns(i).asInstanceOf[Attribute], bands, timeBands, typed))
+      timeColumns(i).asInstanceOf[Attribute], bands, bands.count, typed))
     val evaluator = new WindowJoinEvaluator(rowCodec(), typed, bands = Some(bands), shed = planned.shed,
       names = Some(windowNames), check = accessCheck(bands.count))
     new ZippedPartitionsNRDD[InternalRow, InternalRow](sorted, evaluator.eval)

@@ -54,6 +54,25 @@ object WJoinConf {
     .checkValue(_ >= 1, s"$TimeBandsKey must be an integer >= 1 (1 = one partition)")
     .createOptional
 
+  /** Key of [[TimeBandRows]]. */
+  val TimeBandRowsKey = "spark.wjoin.timeBandRows"
+
+  /**
+   * Rows (of all inputs, as sampled before the band shuffle) a time band is cut for: a keyless
+   * batch W-join takes about rows / this many bands, at least one per core of the cluster and at
+   * most [[TimeBands]] ([[wjoin.core.TimeBands.countFor]]).
+   */
+  val TimeBandRows: ConfigEntry[Long] = SQLConf.buildConf(TimeBandRowsKey)
+    .doc("Rows (of all inputs together) per event-time band of a batch W-join without a shared equality key: " +
+      "its inputs are cut into about (their rows / this) bands, at least as many as the cluster has cores " +
+      "(spark.default.parallelism) and at most spark.wjoin.timeBands. Each band is a task with a fixed cost " +
+      "(a shuffle read, a sort, an engine, the rows copied at its edges), so many small bands are slower than " +
+      "a few large ones. 1: always the most bands.")
+    .version("0.1.0")
+    .longConf
+    .checkValue(_ >= 1, s"$TimeBandRowsKey must be an integer >= 1 (1 = always spark.wjoin.timeBands bands)")
+    .createWithDefault(100000L)
+
   /** Key of [[SmallInputBytes]]. */
   val SmallInputBytesKey = "spark.wjoin.smallInputBytes"
 
@@ -190,6 +209,9 @@ object WJoinConf {
    * integer >= 1 fails with an IllegalArgumentException naming the key and the value.
    */
   def timeBands(conf: SQLConf): Int = conf.getConf(TimeBands).getOrElse(conf.numShufflePartitions)
+
+  /** [[TimeBandRows]] of `conf`; a bad value fails naming the key. */
+  def timeBandRows(conf: SQLConf): Long = conf.getConf(TimeBandRows)
 
   /**
    * [[SmallInputBytes]] of `conf`, None when disabled (-1). A bad value fails with an
