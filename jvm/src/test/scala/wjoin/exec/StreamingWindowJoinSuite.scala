@@ -160,6 +160,28 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
     }
   }
 
+  test("the state's origin is checked once per query run: a metadata file spoiled mid-run is found at the next run") {
+    val events = Ev.random(2, 12, 4)
+    val batches = Ev.splits(events, 3, 4)
+    val h = harness(2, 40, wjoin("WINDOW = 5 seconds", "hw"))
+    h.step(batches(0): _*)
+    val files = java.nio.file.Files.walk(java.nio.file.Paths.get(h.checkpoint)).toArray.toSeq
+      .map(_.asInstanceOf[java.nio.file.Path])
+      .filter(p => p.toString.endsWith("/_wjoin/metadata") && java.nio.file.Files.isRegularFile(p))
+    assert(files.size == 1, s"the first micro-batch writes the operator's metadata: $files")
+    val file = files.head
+    java.nio.file.Files.write(file, "{}".getBytes("UTF-8"))
+    java.nio.file.Files.deleteIfExists(file.resolveSibling(".metadata.crc")) // Hadoop's checksum of the old text
+    h.step(batches(1): _*) // the same run: not read again (a read per micro-batch would fail here)
+    h.stop()
+    h.add(batches(2))
+    val e = intercept[StreamingQueryException] { h.start(); h.query.processAllAvailable() }
+    val causes = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
+    val refused = causes.collectFirst { case w: WJoinAnalysisException => w }.getOrElse(throw e)
+    assert(refused.condition == "WJOIN_STATE_METADATA_UNREADABLE", refused.getMessage)
+    if (h.query != null) h.stop()
+  }
+
   test("a stalled input blocks nothing: state grows under the min watermark policy, stays bounded under max") {
     for (policy <- Seq("min", "max")) withConf("spark.sql.streaming.multipleWatermarkPolicy" -> policy) {
       val h = harness(2, 5, wjoin("WINDOW = 2 seconds", "hw"))
