@@ -34,6 +34,8 @@ draws the heat map of best_ratio (older files without peers: the built-in ratio)
     .venv/bin/python benchmarks/bench_matrix.py --table benchmarks/.data/matrix.jsonl   # docs/benchmarks.md's table
     .venv/bin/python benchmarks/bench_matrix.py --only double:base --repeats 3     # one cell
     .venv/bin/python benchmarks/bench_matrix.py --only "key:size 10k" --conf spark.wjoin.smallInputBytes=-1
+    .venv/bin/python benchmarks/bench_matrix.py --only double:base --rows 200000,1000000 --no-builtin --out s.jsonl  # sizes
+    .venv/bin/python benchmarks/bench_matrix.py --plot-sizes docs/data/matrix.jsonl s.jsonl sizes.png
 """
 from __future__ import annotations
 
@@ -133,12 +135,22 @@ def cells() -> list[Cell]:
                 c = replace(c, rates=(c.rates + (c.rates[-1],) * c.n)[:c.n])
             if c.variation == "size large" and keyed:
                 c = replace(c, keys=100_000)
-            # Narrow the window until the output stays below 20M rows, 5M through the Python UDF
-            # (the cell's line says the window used).
-            while c.expected_results() > (5e6 if kind == "udf" else 2e7) and c.window > 1e-4:
-                c = replace(c, window=c.window / 2)
-            out.append(c)
+            out.append(narrowed(c))
     return out
+
+
+def narrowed(c: Cell) -> Cell:
+    """`c` with its window halved until the output stays below 20M rows, 5M through the Python
+    UDF (the cell's line says the window used)."""
+    while c.expected_results() > (5e6 if c.kind == "udf" else 2e7) and c.window > 1e-4:
+        c = replace(c, window=c.window / 2)
+    return c
+
+
+def scaled(c: Cell, rows: int) -> Cell:
+    """`c` with `rows` rows in its fastest input (`--rows`): the same rates, so a longer span of
+    event time and as many results per row (narrowed as every cell)."""
+    return narrowed(replace(c, variation=f"{c.variation}, {rows:,} rows", rows=rows))
 
 
 def inputs(spark, cell: Cell) -> list:
@@ -233,16 +245,17 @@ def capped(spark, action, cap: float):
         sc.setLocalProperty("spark.job.description", None)
 
 
-def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = None) -> dict:
+def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = None, with_builtin: bool = True) -> dict:
     """`known`: (seconds, capped) of this cell's built-in join in an earlier run, which is not run
     again: it was stopped at the cap or took half of it or more (Spark does not stop a cancelled
-    nested-loop join's tasks: they would load every later cell). Recorded as that run's figure."""
+    nested-loop join's tasks: they would load every later cell). Recorded as that run's figure.
+    `with_builtin` False (`--no-builtin`): Spark's join is not run at all, nor recorded."""
     dfs = inputs(spark, cell)
     tables = [df.toArrow() for df in dfs]     # the peers' copy of the same rows, untimed
     total_in = sum(cell.rows_of(i) for i in range(cell.n))
     counts = [0, None]
     timed(lambda: counts.__setitem__(0, ours(dfs, cell).count()))
-    builtin_count_s = None if known else \
+    builtin_count_s = None if known or not with_builtin else \
         capped(spark, lambda: counts.__setitem__(1, builtin(dfs, cell).count()), cap)
     # A built-in plan slower than `cap` is cancelled: the cell records a lower bound (cap) for
     # it and no count to compare. One that takes SLOW_BUILTIN_S or more to count is warm after
@@ -252,7 +265,7 @@ def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = N
     del tables
     noop(ours(dfs, cell))
     noop(floor(dfs, cell))
-    if not slow:
+    if with_builtin and not slow:
         noop(builtin(dfs, cell))
     t_ours, t_builtin, t_floor = [], [], []
     for i in range(repeats):
@@ -265,16 +278,18 @@ def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = N
     for df in dfs:
         df.unpersist()
     mo = median(t_ours)
-    mb = median(t_builtin) if t_builtin else known[0] if known else cap
-    builtin_capped = known[1] if known else not t_builtin
+    mb = median(t_builtin) if t_builtin else known[0] if known else cap if with_builtin else None
+    builtin_capped = known[1] if known else not t_builtin and with_builtin
     times, extra = peers.finish(counts[0], lambda rows, name: say(
         f"!!! COUNTS DIFFER in {cell.name}: {name} {rows:,} rows, wjoin {counts[0]:,} rows !!!"))
-    times["builtin"] = (mb, builtin_capped)
+    if with_builtin:
+        times["builtin"] = (mb, builtin_capped)
     best = min(times, key=lambda k: times[k])   # the fastest median; a capped one as its lower bound
     return dict(asdict(cell), name=cell.name, input_rows=total_in, wjoin_results=counts[0],
                 builtin_results=counts[1], wjoin_s=mo, builtin_s=mb,
                 builtin_capped=builtin_capped,
-                wjoin_rows_per_s=total_in / mo, builtin_rows_per_s=total_in / mb, ratio=mb / mo,
+                wjoin_rows_per_s=total_in / mo, builtin_rows_per_s=total_in / mb if mb else None,
+                ratio=mb / mo if mb else None,
                 runs_wjoin=t_ours, runs_builtin=t_builtin, floor_s=median(t_floor), runs_floor=t_floor, **extra, best_peer=best,
                 best_peer_s=times[best][0], best_capped=times[best][1],
                 best_ratio=times[best][0] / mo,
@@ -315,12 +330,15 @@ def line(r: dict) -> str:
              else "  built-in cancelled after the cap: counts not compared" if r.get("builtin_capped")
              else "" if r["wjoin_results"] == r["builtin_results"] else "  COUNTS DIFFER")
     at_least = ">=" if r.get("builtin_capped") else "  "
+    builtin_text = ("built-in not run" if r["builtin_s"] is None else
+                    f"built-in {at_least}{r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  "
+                    f"ratio {at_least}{r['ratio']:6.1f}x{agree}")
     best = (f"  best peer {r['best_peer']}: {'>=' if r['best_capped'] else ''}{r['best_ratio']:.1f}x"
             if "best_peer" in r else "")
     return (f"{r['name']:<26} N={r['n']} rows={r['input_rows']:>9,} window={r['window']:g}s "
             f"results={r['wjoin_results']:>11,}  wjoin {r['wjoin_s']:7.2f} s ({r['wjoin_rows_per_s']:>11,.0f}/s)  "
-            + (f"floor {r['floor_s']:.2f} s  " if "floor_s" in r else "") +
-            f"built-in {at_least}{r['builtin_s']:7.2f} s ({r['builtin_rows_per_s']:>11,.0f}/s)  ratio {at_least}{r['ratio']:6.1f}x{agree}"
+            + (f"floor {r['floor_s']:.2f} s  " if "floor_s" in r else "")
+            + builtin_text
             + "".join(f"  {_peer(r, n)}" for n in ("duckdb", "polars") if _peer(r, n)) + best)
 
 
@@ -338,15 +356,26 @@ def main():
     p.add_argument("--cold-cell", nargs=2, metavar=("CELL", "PLAN"), help=argparse.SUPPRESS)
     p.add_argument("--plot", nargs=2, metavar=("JSONL", "PNG"))
     p.add_argument("--table", metavar="JSONL", help="print the cells of JSONL as a Markdown table")
+    p.add_argument("--plot-sizes", nargs="+", metavar="JSONL_THEN_PNG",
+                   help="time against rows per input from size-sweep files (--rows), the last argument the PNG")
+    p.add_argument("--rows", metavar="N[,N...]",
+                   help="run each chosen cell again with N rows in its fastest input (a size sweep: same rates, "
+                        "a longer span of event time)")
+    p.add_argument("--no-builtin", action="store_true",
+                   help="do not run Spark's built-in join (the peers and the floor only); for sizes where it is hopeless")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                    help="a session setting for both plans, e.g. spark.wjoin.smallInputBytes=-1 (the shuffled plan)")
     args = p.parse_args()
     conf = [tuple(kv.split("=", 1)) for kv in args.conf]
-    if args.plot or args.table:
-        from matrix_report import plot, table   # reads this module's cells: imported here, not at the top
+    if args.plot or args.table or args.plot_sizes:
+        from matrix_report import plot, plot_sizes, table   # reads this module's cells: imported here, not at the top
+        if args.plot_sizes:
+            return plot_sizes(args.plot_sizes[:-1], args.plot_sizes[-1])
         return plot(*args.plot) if args.plot else table(args.table)
     chosen = [c for c in cells() if not args.only
               or any(o in (c.name, c.kind) for o in args.only.split(","))]
+    if args.rows:
+        chosen = [scaled(c, int(n)) for c in chosen for n in args.rows.split(",")]
     if args.cold_cell:
         cell = next(c for c in cells() if c.name == args.cold_cell[0])
         print(json.dumps(cold(cell, args.cold_cell[1], conf, args.builtin_cap)), flush=True)
@@ -358,9 +387,10 @@ def main():
     with open(args.out, "a") as out:
         known = {} if not args.builtin_known else {
             r["name"]: (r["builtin_s"], r.get("builtin_capped", False)) for r in map(json.loads, open(args.builtin_known))
-            if "ratio" in r and (r.get("builtin_capped") or r["builtin_s"] >= args.builtin_cap / 2)}
+            if r.get("builtin_s") is not None and (r.get("builtin_capped") or r["builtin_s"] >= args.builtin_cap / 2)}
         for cell in chosen:
-            r = dict(measure(spark, cell, args.repeats, args.builtin_cap, known.get(cell.name)), conf=dict(conf),
+            r = dict(measure(spark, cell, args.repeats, args.builtin_cap, known.get(cell.name), not args.no_builtin),
+                     conf=dict(conf),
                      load=round(os.getloadavg()[0], 1))   # the 1-minute load average at the cell's end
             say(line(r))
             out.write(json.dumps(r) + "\n")

@@ -46,7 +46,7 @@ def table(source: str):
     """The cells of a JSON-lines file as a Markdown table (docs/benchmarks.md): times, the floor, the
     peers (>= a lower bound: stopped at the cap), best peer / wjoin (below 1x: a peer was faster)."""
     def t(r, name):
-        if f"{name}_s" not in r:
+        if r.get(f"{name}_s") is None:   # not run (--no-builtin) or failed
             return "-"
         earlier = " (earlier run)" if name == "builtin" and r.get("builtin_earlier_run") else ""
         return f"{'>= ' if r.get(f'{name}_capped') else ''}{r[f'{name}_s']:.2f} s{earlier}"
@@ -57,3 +57,43 @@ def table(source: str):
         print(f"| {r['name']} | {r['wjoin_results']:,} | {r['wjoin_s']:.2f} s | "
               f"{r['floor_s']:.2f} s | {t(r, 'builtin')} | {t(r, 'duckdb')} | {t(r, 'polars')} | "
               + (f"**{ratio}**" if r["best_ratio"] < 1 else ratio) + " |")
+
+
+def plot_sizes(sources: list[str], target: str):
+    """Time against rows per input, one panel per kind, from size-sweep files (`--rows`): the
+    W-join of each sweep file (labelled by the file's name when there are several) and the peers
+    of the last one. A file without sweep cells (a full matrix run) gives every line its kind's
+    base cell as the smallest size. A time stopped at the cap (>=) is drawn as a hollow marker."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    runs = {f: [json.loads(s) for s in open(f) if s.strip() and '"wjoin_s"' in s] for f in sources}
+    sweeps = [f for f, rs in runs.items() if any(", " in r["variation"] and "rows" in r["variation"] for r in rs)]
+    bases = [r for f, rs in runs.items() if f not in sweeps for r in rs if r["variation"] == "base"]
+    kinds = [k for k in KINDS if any(r["kind"] == k for f in sweeps for r in runs[f])]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(4.2 * len(kinds), 3.6), squeeze=False)
+    for ax, kind in zip(axes[0], kinds):
+        def points(rs, field):
+            chosen = [r for r in bases + rs if r["kind"] == kind and r["variation"].startswith("base")
+                      and r.get(field) is not None]
+            return sorted((r["rows"], r[field], bool(r.get(field.replace("_s", "_capped")))) for r in chosen)
+        for f in sweeps:
+            pts = points(runs[f], "wjoin_s")
+            name = f.rsplit("/", 1)[-1].removesuffix(".jsonl")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label="wjoin" + (f" ({name})" if len(sweeps) > 1 else ""))
+        for peer in ("duckdb", "polars"):
+            pts = points(runs[sweeps[-1]], f"{peer}_s")
+            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "s--", label=peer)
+            capped = [p for p in pts if p[2]]
+            if capped:
+                ax.plot([p[0] for p in capped], [p[1] for p in capped], "s", markersize=11, mfc="white",
+                        color=line.get_color(), label=f"{peer}: stopped at the cap (>=)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"{kind} band, 3 inputs", fontsize=9)
+        ax.set_xlabel("rows per input")
+        ax.set_ylabel("seconds (median)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(target, dpi=110)
