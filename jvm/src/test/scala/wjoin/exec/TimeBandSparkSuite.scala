@@ -154,4 +154,25 @@ class TimeBandSparkSuite extends AnyFunSuite with SharedSparkSession with Adapti
     val e = intercept[IllegalArgumentException](spark.conf.set(WJoinConf.TimeBandRowsKey, "0"))
     assert(e.getMessage.contains("spark.wjoin.timeBandRows must be an integer >= 1"), e.getMessage)
   }
+
+  test("rows a generated input reuses are shuffled uncopied only where Spark's writer writes each at once") {
+    import org.apache.spark.serializer.JavaSerializer
+    import org.apache.spark.sql.execution.UnsafeRowSerializer
+    import org.apache.spark.sql.wjoin.SparkBridge
+    val conf = spark.sparkContext.getConf
+    assert(SparkBridge.shuffleWritesRecordsAtOnce(7, new UnsafeRowSerializer(3)), "bypass-merge writer")
+    assert(SparkBridge.shuffleWritesRecordsAtOnce(100000, new UnsafeRowSerializer(3)), "serialized writer")
+    assert(SparkBridge.shuffleWritesRecordsAtOnce(7, new JavaSerializer(conf)), "bypass-merge writer")
+    assert(!SparkBridge.shuffleWritesRecordsAtOnce(100000, new JavaSerializer(conf)), "the generic writer buffers objects")
+    // Whole-stage code reuses one row object per partition: a row sent on uncopied to a writer
+    // that kept it would come out as its partition's last row.
+    val inputs = (0 until 3).map(i => spark.range(3000).selectExpr(s"(id * 7 + $i) % 5000 AS t", s"(id * 13 + $i) % 10 AS x", "id AS v"))
+    val single = withBands(Some(1))(sorted(wjoin(inputs, "WINDOW = 4", "mw", residual = true)))
+    withConf(WJoinConf.TimeBandRowsKey -> "100") {
+      val df = withBands(None)(wjoin(inputs, "WINDOW = 4", "mw", residual = true))
+      assert(sorted(df) == single)
+      assert(execOf(df).metrics("numTimeBands").value > 1)
+    }
+    assert(single.size > 100, single.size)
+  }
 }

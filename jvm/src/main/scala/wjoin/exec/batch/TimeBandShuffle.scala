@@ -6,6 +6,7 @@ import org.apache.spark.rdd.{RDD, ShuffledRDD}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, Attribute, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.execution.{LeafExecNode, SortExec, UnsafeRowSerializer}
+import org.apache.spark.sql.wjoin.SparkBridge
 
 import wjoin.core.{TimeBands, WindowMatrix}
 import wjoin.exec.codec.TimeColumn
@@ -30,7 +31,7 @@ private[exec] final case class RowsOf(output: Seq[Attribute]) extends LeafExecNo
  * The time-band partitioning of a keyless batch W-join, at RDD level inside
  * [[WindowJoinExec.doExecute]]:
  * {{{
- *   input i ──sample (1 job per input)──> TimeBands (equal-depth, width >= max reach)
+ *   inputs ──sample (1 job for all)──> TimeBands (equal-depth, width >= max reach)
  *   input i ──row at t: (b, row) for b in firstBand(i, t) .. bandOf(t)──> shuffle into bands
  *           ──sort each band by time (Spark's spilling sorter)──> band b of every input,
  *                                                                 zipped into one task
@@ -44,7 +45,7 @@ private[exec] object TimeBandShuffle {
   private def sampleSize(maxBands: Int): Double = math.min(math.max(100.0 * maxBands, 10000.0), 1e6)
 
   /**
-   * Equal-depth bands from a sampling job per input (reservoir per partition, each sampled
+   * Equal-depth bands from one sampling job over all inputs (reservoir per partition, each sampled
    * time weighted by its partition's non-null row count / sample size); as many as
    * [[TimeBands.countFor]] gives for the rows counted, one per `rowsPerBand` and at least one
    * per core of the cluster, at most `maxBands`.
@@ -55,7 +56,8 @@ private[exec] object TimeBandShuffle {
     val partitions = inputs.map(_.getNumPartitions).sum
     if (partitions == 0) return TimeBands.single(matrix)
     val perPartition = math.max(1, math.ceil(3.0 * sampleSize(maxBands) / partitions).toInt)
-    val sketches = inputs.zip(times).zipWithIndex.flatMap { case ((rdd, time), i) =>
+    // One job over the union of the inputs: a job per input would cost a scheduling round each.
+    val sketchesOf = inputs.zip(times).zipWithIndex.map { case ((rdd, time), i) =>
       rdd.mapPartitionsWithIndex { (p, rows) =>
         val rnd = new scala.util.Random(31L * i + p)
         val readTime = time.reader
@@ -73,8 +75,9 @@ private[exec] object TimeBandShuffle {
           }
         }
         Iterator.single((seen, sample.take(math.min(seen, perPartition.toLong).toInt)))
-      }.collect()
+      }
     }
+    val sketches = inputs.head.sparkContext.union(sketchesOf).collect()
     val sampled = sketches.filter(_._2.nonEmpty)
     val sampleTimes = sampled.flatMap(_._2)
     val weights = sampled.flatMap { case (count, s) => Array.fill(s.length)(count.toDouble / s.length) }
@@ -100,6 +103,9 @@ private[exec] object TimeBandShuffle {
     val types = attributes.map(_.dataType).toArray
     val (inputRows, ownRows, nullRows, copies) =
       (metrics.numInputRows, metrics.numInputRowsOf(input), metrics.numNullRows, metrics.numReplicatedRows.get)
+    val serializer = new UnsafeRowSerializer(attributes.size)
+    // A writer that buffers records needs each row copied: input iterators reuse their row object.
+    val copyRows = !SparkBridge.shuffleWritesRecordsAtOnce(numPartitions, serializer)
     val keyed: RDD[(Int, InternalRow)] = rows.mapPartitions { it =>
       val toUnsafe = UnsafeProjection.create(types)
       it.flatMap { row =>
@@ -111,17 +117,17 @@ private[exec] object TimeBandShuffle {
           val first = bands.firstBand(input, t)
           val last = bands.lastBand(t)
           copies += last - first
-          // The shuffle writer may buffer records, and input iterators reuse their row object.
-          val copy: InternalRow = row match {
-            case u: UnsafeRow => u.copy()
-            case r => toUnsafe(r).copy()
+          val unsafe = row match {
+            case u: UnsafeRow => u
+            case r => toUnsafe(r)
           }
+          val copy: InternalRow = if (copyRows) unsafe.copy() else unsafe
           Iterator.range(first, last + 1).map(b => (b, copy))
         }
       }
     }
     val shuffled = new ShuffledRDD[Int, InternalRow, InternalRow](keyed, new BandPartitioner(numPartitions))
-      .setSerializer(new UnsafeRowSerializer(attributes.size))
+      .setSerializer(serializer)
     val sort = SortExec(Seq(SortOrder(time, Ascending)), global = false, child = RowsOf(attributes))
     shuffled.mapPartitions(records => sortedBy(sort, records.map(_._2)), preservesPartitioning = true)
   }

@@ -118,4 +118,20 @@ object SparkBridge {
     bm.getStatus(org.apache.spark.storage.BroadcastBlockId(id)).isDefined ||
       bm.getStatus(org.apache.spark.storage.BroadcastBlockId(id, "piece0")).isDefined
   }
+
+  /**
+   * Whether Spark's shuffle writes each record out as it is handed over, for `numPartitions`
+   * partitions and `serializer`: the sort shuffle's bypass-merge and serialized writers do, so
+   * the map side may pass a row object it reuses (Spark's `ShuffleExchangeExec` skips its row
+   * copies by the same rule); its generic writer buffers objects, and another shuffle manager
+   * is not known (no `SparkEnv`: false).
+   */
+  def shuffleWritesRecordsAtOnce(numPartitions: Int, serializer: org.apache.spark.serializer.Serializer): Boolean =
+    Option(org.apache.spark.SparkEnv.get).exists { env =>
+      import org.apache.spark.shuffle.sort.SortShuffleManager
+      env.shuffleManager.isInstanceOf[SortShuffleManager] &&
+        (numPartitions <= env.conf.get(org.apache.spark.internal.config.SHUFFLE_SORT_BYPASS_MERGE_THRESHOLD) ||
+          serializer.supportsRelocationOfSerializedObjects &&
+            numPartitions <= SortShuffleManager.MAX_SHUFFLE_OUTPUT_PARTITIONS_FOR_SERIALIZED_MODE)
+    }
 }
