@@ -2,12 +2,14 @@
 warm-up (`spark.wjoin.warmUp`), each in fresh processes, alternated.
 
 In each process: a new local session, the cell's inputs generated and cached, one built-in join
-(Spark itself warm, as in a notebook that ran other queries first), then the W-join three times:
-the first run, and the median of the next two (warm). Cells are bench_matrix.py's.
+(Spark itself warm, as in a notebook that ran other queries first), then the W-join `--runs`
+times (3): the first run, and the median of the others (warm; with more runs the JIT's later
+compilations count too, and the warm time is lower). Cells are bench_matrix.py's.
 
     .venv/bin/python benchmarks/bench_first_query.py                         # key:base, 3 rounds
     .venv/bin/python benchmarks/bench_first_query.py --cell "double:size large" --rounds 2
     .venv/bin/python benchmarks/bench_first_query.py --no-builtin-first      # the W-join is the session's first query
+    .venv/bin/python benchmarks/bench_first_query.py --runs 8                # warm = the median of runs 2-8
 """
 from __future__ import annotations
 
@@ -20,16 +22,16 @@ from bench_matrix import builtin, cells, inputs, noop, ours
 from common import median, say, session, timed
 
 
-def one_process(cell_name: str, warm_up: bool, builtin_first: bool) -> dict:
+def one_process(cell_name: str, warm_up: bool, builtin_first: bool, runs: int = 3) -> dict:
     spark = session("wjoin-first-query", conf=[("spark.wjoin.warmUp", str(warm_up).lower())])
     cell = next(c for c in cells() if c.name == cell_name)
     dfs = inputs(spark, cell)
     if builtin_first:
         noop(builtin(dfs, cell))
-    runs = [timed(lambda: noop(ours(dfs, cell))) for _ in range(3)]
+    times = [timed(lambda: noop(ours(dfs, cell))) for _ in range(runs)]
     spark.stop()
-    return dict(cell=cell_name, warm_up=warm_up, first_s=runs[0], warm_s=median(runs[1:]),
-                first_over_warm=runs[0] / median(runs[1:]))
+    return dict(cell=cell_name, warm_up=warm_up, first_s=times[0], warm_s=median(times[1:]),
+                first_over_warm=times[0] / median(times[1:]), runs=times)
 
 
 def main():
@@ -37,15 +39,16 @@ def main():
     p.add_argument("--cell", default="key:base", help="a bench_matrix.py cell (kind:variation)")
     p.add_argument("--rounds", type=int, default=3, help="fresh processes per setting, alternated")
     p.add_argument("--no-builtin-first", action="store_true")
+    p.add_argument("--runs", type=int, default=3, help="W-join runs per process: the first, then the warm ones (>= 2)")
     p.add_argument("--one", choices=["on", "off"], help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.one:
-        print(json.dumps(one_process(args.cell, args.one == "on", not args.no_builtin_first)), flush=True)
+        print(json.dumps(one_process(args.cell, args.one == "on", not args.no_builtin_first, args.runs)), flush=True)
         return
     results = {"on": [], "off": []}
     for _ in range(args.rounds):
         for setting in ("off", "on"):
-            done = subprocess.run([sys.executable, __file__, "--one", setting, "--cell", args.cell]
+            done = subprocess.run([sys.executable, __file__, "--one", setting, "--cell", args.cell, "--runs", str(args.runs)]
                                   + (["--no-builtin-first"] if args.no_builtin_first else []),
                                   capture_output=True, text=True, check=True)
             r = json.loads(done.stdout.strip().splitlines()[-1])

@@ -17,7 +17,7 @@ the cell says so (`window` column).
 Each cell: the same cached inputs, collected once to Arrow for DuckDB and Polars (untimed); the
 floor (`floor_s`: the inputs read and written with no join, what no Spark plan undercuts) timed
 beside the plans; every plan counted once (the counts must agree: a peer's differing count is printed loudly and
-recorded as `<peer>_agrees: false`), one warm-up each (a peer's warm-up is its count), then
+recorded as `<peer>_agrees: false`), `--warmups` warm-ups each (1; a peer's warm-up is its count), then
 `--repeats` alternating timed runs: the Spark plans write every output column to the noop
 sink, the peers materialize the same columns in memory (peers.py says how). A plan whose count
 took 30 s or more is timed once; one slower than --builtin-cap (45 s) is stopped (Spark: job
@@ -245,11 +245,14 @@ def capped(spark, action, cap: float):
         sc.setLocalProperty("spark.job.description", None)
 
 
-def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = None, with_builtin: bool = True) -> dict:
+def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = None, with_builtin: bool = True,
+            warmups: int = 1) -> dict:
     """`known`: (seconds, capped) of this cell's built-in join in an earlier run, which is not run
     again: it was stopped at the cap or took half of it or more (Spark does not stop a cancelled
     nested-loop join's tasks: they would load every later cell). Recorded as that run's figure.
-    `with_builtin` False (`--no-builtin`): Spark's join is not run at all, nor recorded."""
+    `with_builtin` False (`--no-builtin`): Spark's join is not run at all, nor recorded.
+    `warmups`: untimed runs of each Spark plan before the timed ones (`--warmups`; the peers' is
+    their count)."""
     dfs = inputs(spark, cell)
     tables = [df.toArrow() for df in dfs]     # the peers' copy of the same rows, untimed
     total_in = sum(cell.rows_of(i) for i in range(cell.n))
@@ -263,10 +266,11 @@ def measure(spark, cell: Cell, repeats: int, cap: float, known: tuple | None = N
     slow = builtin_count_s is None or builtin_count_s >= SLOW_BUILTIN_S
     peers = Peers(cell.spec(), tables, cap, SLOW_BUILTIN_S)   # their warm-ups, same cap and rule
     del tables
-    noop(ours(dfs, cell))
-    noop(floor(dfs, cell))
-    if with_builtin and not slow:
-        noop(builtin(dfs, cell))
+    for _ in range(warmups):
+        noop(ours(dfs, cell))
+        noop(floor(dfs, cell))
+        if with_builtin and not slow:
+            noop(builtin(dfs, cell))
     t_ours, t_builtin, t_floor = [], [], []
     for i in range(repeats):
         t_ours.append(timed(lambda: noop(ours(dfs, cell))))
@@ -346,6 +350,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="benchmarks/.data/matrix.jsonl")
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--warmups", type=int, default=1,
+                   help="untimed runs of each Spark plan per cell before the timed ones: the JVM's JIT is "
+                        "still compiling after one in a process's first cells (a sweep's first cell ran "
+                        "1.5x slower than the same cell again later in the process)")
     p.add_argument("--only", help="comma-separated cell names (kind:variation) or kinds")
     p.add_argument("--builtin-cap", type=float, default=45.0, metavar="SECONDS",
                    help="cancel a built-in count slower than this; the cell records it as a lower bound")
@@ -383,14 +391,15 @@ def main():
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     spark = session("wjoin-bench-matrix", conf=conf)
     say(f"local[*] on {spark.sparkContext.defaultParallelism} cores; medians of {args.repeats} alternating runs "
-        f"after one warm-up each; every output column to the noop sink" + "".join(f"; {k}={v}" for k, v in conf))
+        f"after {args.warmups} warm-up(s) each; every output column to the noop sink" + "".join(f"; {k}={v}" for k, v in conf))
     with open(args.out, "a") as out:
         known = {} if not args.builtin_known else {
             r["name"]: (r["builtin_s"], r.get("builtin_capped", False)) for r in map(json.loads, open(args.builtin_known))
             if r.get("builtin_s") is not None and (r.get("builtin_capped") or r["builtin_s"] >= args.builtin_cap / 2)}
         for cell in chosen:
-            r = dict(measure(spark, cell, args.repeats, args.builtin_cap, known.get(cell.name), not args.no_builtin),
-                     conf=dict(conf),
+            r = dict(measure(spark, cell, args.repeats, args.builtin_cap, known.get(cell.name), not args.no_builtin,
+                             args.warmups),
+                     conf=dict(conf), warmups=args.warmups,
                      load=round(os.getloadavg()[0], 1))   # the 1-minute load average at the cell's end
             say(line(r))
             out.write(json.dumps(r) + "\n")
