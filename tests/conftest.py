@@ -43,6 +43,19 @@ def distribution(tmp_path_factory):
     import subprocess
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     folder = os.environ.get("WJOIN_DIST")
+    # bin/test builds it beside the first tests: WJOIN_DIST_EXIT names the file its exit code lands in.
+    done = os.environ.get("WJOIN_DIST_EXIT")
+    if folder and done:
+        import time
+        waited = time.monotonic()
+        while not os.path.exists(done):
+            if time.monotonic() - waited > 1800:
+                pytest.fail(f"bin/package has not built {folder} after 30 minutes")
+            time.sleep(1)
+        with open(done) as f:
+            code = f.read().strip()
+        if code != "0":
+            pytest.fail(f"bin/package failed (exit {code}); its log: {os.path.dirname(done)}/package.log")
     if not folder:
         folder = str(tmp_path_factory.mktemp("dist"))
         subprocess.run([os.path.join(root, "bin", "package"), folder], check=True, cwd=root, stdout=subprocess.DEVNULL)
