@@ -9,6 +9,7 @@ os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
 from pyspark.sql import SparkSession  # noqa: E402
 
 import wjoin  # noqa: E402
+from environments import long_lived_jvm_env  # noqa: E402
 
 # Every example runs Spark jobs: few examples, no per-example deadline.
 settings.register_profile(
@@ -23,7 +24,15 @@ def spark():
     builder = (SparkSession.builder.master("local[2]")
                .config("spark.sql.shuffle.partitions", "5")
                .config("spark.ui.enabled", "false"))
-    session = wjoin.configure(builder).getOrCreate()
+    # The JVM pyspark starts now inherits this process's environment.
+    short = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(long_lived_jvm_env(short))
+    try:
+        session = wjoin.configure(builder).getOrCreate()
+    finally:
+        os.environ.clear()
+        os.environ.update(short)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

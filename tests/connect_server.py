@@ -17,6 +17,8 @@ import pyspark
 
 import wjoin
 
+from environments import long_lived_jvm_env
+
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,10 +45,13 @@ def free_port() -> int:
 class ConnectServer:
     """One Connect server process (local[2]); its log is kept in a temporary file for failures."""
 
-    def __init__(self, jar: str | None = None, startup_timeout: float = 180.0, with_wjoin: bool = True) -> None:
-        """``with_wjoin=False``: a plain server, without the jar, the extension and the plugin."""
+    def __init__(self, jar: str | None = None, startup_timeout: float = 180.0, with_wjoin: bool = True,
+                 long_lived: bool = False) -> None:
+        """``with_wjoin=False``: a plain server, without the jar, the extension and the plugin;
+        ``long_lived``: it serves a whole suite (environments.long_lived_jvm_env)."""
         self.jar = jar or wjoin.jar_path()
         self.with_wjoin = with_wjoin
+        self.long_lived = long_lived
         self.port = free_port()
         self.url = f"sc://127.0.0.1:{self.port}"
         self.timeout = startup_timeout
@@ -77,6 +82,8 @@ class ConnectServer:
                    PYSPARK_PYTHON=sys.executable)
         env.pop("SPARK_REMOTE", None)
         env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+        if self.long_lived:
+            env = long_lived_jvm_env(env)
         self.process = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT, env=env,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + self.timeout

@@ -13,6 +13,19 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# bin/test puts this into JDK_JAVA_OPTIONS for every JVM the tests start: most run small inputs for
+# seconds, where the JIT's optimizing tier (C2) costs more CPU than it saves.
+SHORT_JVM_OPTION = "-XX:TieredStopAtLevel=1"
+
+
+def long_lived_jvm_env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a JVM that serves a whole suite (the session's, the Connect tests' server): it
+    keeps the optimizing tier, its property tests run the engine's loops for minutes."""
+    env = dict(env)
+    options = env.pop("JDK_JAVA_OPTIONS", "").replace(SHORT_JVM_OPTION, "").strip()
+    if options:
+        env["JDK_JAVA_OPTIONS"] = options
+    return env
 
 
 def environment_python(minor: str) -> str:

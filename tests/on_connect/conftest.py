@@ -37,7 +37,7 @@ def reuse(module, namespace: dict, leave_out: tuple = ()) -> list[str]:
 
 @pytest.fixture(scope="package")
 def connect_server():
-    with ConnectServer() as server:
+    with ConnectServer(long_lived=True) as server:
         yield server
 
 

@@ -26,10 +26,11 @@ private[index] trait SortedSlots {
     lo
   }
 
-  /** Index of the first entry equal to (k, v), or -1. */
+  /** Index of the first entry equal to (k, v) (`v.equals`: identity for a window's entries), or -1. */
   final def indexOf(k: Long, v: AnyRef): Int = {
     var i = lowerBound(k)
-    while (i < count && keys(i) == k) { if (values(i) == v) return i; i += 1 }
+    // equals, not Scala's ==: that goes through BoxesRunTime's numeric equality on every entry.
+    while (i < count && keys(i) == k) { if (v.equals(values(i))) return i; i += 1 }
     -1
   }
 

@@ -121,8 +121,8 @@ private[exec] object TimeBandShuffle {
             case u: UnsafeRow => u
             case r => toUnsafe(r)
           }
-          val copy: InternalRow = if (copyRows) unsafe.copy() else unsafe
-          Iterator.range(first, last + 1).map(b => (b, copy))
+          val bandRow: InternalRow = if (copyRows) unsafe.copy() else unsafe
+          Iterator.range(first, last + 1).map(b => (b, bandRow))
         }
       }
     }
