@@ -19,12 +19,14 @@ SHORT_JVM_OPTION = "-XX:TieredStopAtLevel=1"
 
 
 def long_lived_jvm_env(env: dict[str, str]) -> dict[str, str]:
-    """``env`` for a JVM that serves a whole suite (the session's, the Connect tests' server): it
-    keeps the optimizing tier, its property tests run the engine's loops for minutes."""
+    """``env`` for a JVM that serves a whole suite (the session's, the Connect tests' server):
+    where bin/test sets WJOIN_TEST_SUITE_JVM (the full suite, whose property tests run the
+    engine's loops for minutes), it keeps the optimizing tier; a core set's short run does not."""
     env = dict(env)
-    options = env.pop("JDK_JAVA_OPTIONS", "").replace(SHORT_JVM_OPTION, "").strip()
-    if options:
-        env["JDK_JAVA_OPTIONS"] = options
+    if env.get("WJOIN_TEST_SUITE_JVM") == "optimizing":
+        options = env.pop("JDK_JAVA_OPTIONS", "").replace(SHORT_JVM_OPTION, "").strip()
+        if options:
+            env["JDK_JAVA_OPTIONS"] = options
     return env
 
 
