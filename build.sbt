@@ -78,7 +78,8 @@ def versionFolders(base: File, minor: String): Seq[File] = {
 // Commands over every supported Spark minor (then back to the default), in one sbt run:
 //   bin/sbt packageAllSparks      the jars, into python/wjoin/jars/ (bin/setup)
 //   bin/sbt publishAllSparks      the jars and POMs, into target/maven/ (bin/package)
-//   bin/sbt testCompileAllSparks  the product and its tests against each Spark (bin/test)
+//   bin/sbt testCompileAllSparks  the product and its tests against each Spark (by hand: bin/test
+//                                 compiles the tests of the newest and of the Maven-only builds)
 //   bin/sbt publishMavenOnly      the Maven-only builds (mavenOnlyScala), into target/maven/ too
 def forBuilds(builds: Seq[(String, String)], task: String): String =
   (builds.flatMap { case (m, s) =>

@@ -24,15 +24,19 @@ def spark():
     builder = (SparkSession.builder.master("local[2]")
                .config("spark.sql.shuffle.partitions", "5")
                .config("spark.ui.enabled", "false"))
-    # The JVM pyspark starts now inherits this process's environment.
-    short = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(long_lived_jvm_env(short))
+    # The JVM pyspark starts now inherits this process's environment: its JVM options for a
+    # whole suite's JVM, only while it starts.
+    def set_options(value):
+        if value is None:
+            os.environ.pop("JDK_JAVA_OPTIONS", None)
+        else:
+            os.environ["JDK_JAVA_OPTIONS"] = value
+    started_with = os.environ.get("JDK_JAVA_OPTIONS")
+    set_options(long_lived_jvm_env(dict(os.environ)).get("JDK_JAVA_OPTIONS"))
     try:
         session = wjoin.configure(builder).getOrCreate()
     finally:
-        os.environ.clear()
-        os.environ.update(short)
+        set_options(started_with)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

@@ -13,20 +13,21 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# bin/test puts this into JDK_JAVA_OPTIONS for every JVM the tests start: most run small inputs for
-# seconds, where the JIT's optimizing tier (C2) costs more CPU than it saves.
-SHORT_JVM_OPTION = "-XX:TieredStopAtLevel=1"
 
 
 def long_lived_jvm_env(env: dict[str, str]) -> dict[str, str]:
-    """``env`` for a JVM that serves a whole suite (the session's, the Connect tests' server):
-    where bin/test sets WJOIN_TEST_SUITE_JVM (the full suite, whose property tests run the
-    engine's loops for minutes), it keeps the optimizing tier; a core set's short run does not."""
+    """``env`` for a JVM that serves a whole suite (the session's, the Connect tests' server).
+    bin/test gives the JVMs tests start JDK_JAVA_OPTIONS without the JIT's optimizing tier (most run
+    small inputs for seconds); for the full suite, whose property tests run the engine's loops for
+    minutes, it also sets WJOIN_SUITE_JVM_OPTIONS, the options such a JVM runs with instead. A
+    core set's short run does not set it, and keeps the short options."""
     env = dict(env)
-    if env.get("WJOIN_TEST_SUITE_JVM") == "optimizing":
-        options = env.pop("JDK_JAVA_OPTIONS", "").replace(SHORT_JVM_OPTION, "").strip()
+    if "WJOIN_SUITE_JVM_OPTIONS" in env:
+        options = env["WJOIN_SUITE_JVM_OPTIONS"].strip()
         if options:
             env["JDK_JAVA_OPTIONS"] = options
+        else:
+            env.pop("JDK_JAVA_OPTIONS", None)
     return env
 
 

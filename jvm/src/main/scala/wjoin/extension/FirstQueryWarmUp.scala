@@ -3,6 +3,7 @@ package extension
 
 import java.util.concurrent.atomic.AtomicReference
 
+import scala.jdk.CollectionConverters._
 import scala.util.Random
 import scala.util.control.NonFatal
 
@@ -11,11 +12,12 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{GenericInternalRow, UnsafeProjection}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
+import org.apache.spark.sql.execution.FormattedMode
 import org.apache.spark.sql.functions.expr
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.wjoin.WJoinConf
 
-import wjoin.exec.batch.{BroadcastWindowJoinExec, WindowJoinExec}
+import wjoin.exec.batch.{BroadcastWindowJoinExec, PackedRows, WindowJoinExec}
 import wjoin.plan.physical.BroadcastPlan
 
 /**
@@ -28,9 +30,13 @@ import wjoin.plan.physical.BroadcastPlan
  * {{{
  *   session state built ──> thread "wjoin-warm-up" (once per JVM, spark.wjoin.warmUp)
  *     for each workload (keyed HW, keyed MW, a keyless band on doubles):
- *       plan a W-join of three one-row local relations  (analyzer, optimizer, planner: no job)
+ *       plan a W-join of three local relations from its options as plain data, as the Python
+ *         package and the Connect plugin send them (request codec, analyzer, optimizer, planner,
+ *         the physical plan's preparation and its formatted EXPLAIN, which Spark's UI renders
+ *         when a query starts: no job), and the same with the broadcast plan
  *       run its partition evaluator here on generated time-sorted rows  (codec, merger, engine)
- *       and the broadcast plan's on the same rows (index build, probes); both must agree
+ *       and the broadcast plan's on the same rows, packed and unpacked as Spark broadcasts them
+ *         (index build, probes); both must agree
  * }}}
  *
  * No Spark job runs, nothing is cached or registered in the session, and a failure only logs
@@ -98,12 +104,31 @@ object FirstQueryWarmUp extends Logging {
       name -> IndexedSeq.tabulate(perInput)(j =>
         (((j + random.nextDouble()) / rate * 1e6).toLong, random.nextInt(500), random.nextDouble() * 1000))
     }
-    val inputs = data.map { case (name, rows) =>
-      val external = rows.map { case (micros, k, x) => Row(DateTimeUtils.toJavaTimestamp(micros), k, x) }
-      name -> session.createDataFrame(java.util.Arrays.asList(external: _*), Schema)
+    def plan(in: SparkSession): DataFrame = {
+      val inputs = data.map { case (_, rows) =>
+        val external = rows.map { case (micros, k, x) => Row(DateTimeUtils.toJavaTimestamp(micros), k, x) }
+        in.createDataFrame(java.util.Arrays.asList(external: _*), Schema)
+      }
+      val arguments = new java.util.HashMap[String, AnyRef]()
+      arguments.put("names", data.map(_._1).asJava)
+      arguments.put("time", "ts")
+      arguments.put("window", "1 second")
+      arguments.put("algorithm", algorithm)
+      if (condition.isEmpty) arguments.put("on", Seq("k").asJava) else arguments.put("condition", expr(condition))
+      val df = WJoin.fromArguments(inputs.asJava, arguments)
+      df.queryExecution.explainString(FormattedMode)
+      df
     }
-    val builder = WJoin(inputs: _*).time("ts").window("1 second").algorithm(algorithm)
-    val df: DataFrame = if (condition.isEmpty) builder.on("k").toDF else builder.on(expr(condition)).toDF
+    val df = plan(session)
+    // The broadcast plan's planning, where it applies (a key, the automatic algorithm); these
+    // inputs fit the one-task plan, which comes first, so a session without it plans this one.
+    if (condition.isEmpty && algorithm == "auto") {
+      val broadcastSession = session.newSession()
+      broadcastSession.conf.set(WJoinConf.SmallInputBytesKey, "-1")
+      broadcastSession.conf.set(WJoinConf.BroadcastBytesKey, "10MB")
+      plan(broadcastSession).queryExecution.sparkPlan.collectFirst { case b: BroadcastWindowJoinExec => b }
+        .getOrElse(throw new IllegalStateException("no BroadcastWindowJoinExec in the warm-up's broadcast plan"))
+    }
     val exec = df.queryExecution.sparkPlan.collectFirst { case e: WindowJoinExec => e }
       .getOrElse(throw new IllegalStateException("no WindowJoinExec in the warm-up plan"))
     val rows: Seq[Array[InternalRow]] = exec.children.zip(data).map { case (child, (_, values)) =>
@@ -117,7 +142,8 @@ object FirstQueryWarmUp extends Logging {
     // The broadcast plan's code on the same rows (A streamed, B and C broadcast): the same combinations.
     val broadcast = BroadcastWindowJoinExec(exec.timeColumns, exec.keys, exec.residual, exec.output, exec.planned,
       exec.children, BroadcastPlan(streamed = 0, bytes = 0, threshold = 0, streamedBytes = None))
-    val probed = count(broadcast.evaluateHere(rows.head.iterator, rows.indices.tail.map(i => i -> rows(i))))
+    val packed = rows.indices.tail.map(i => i -> PackedRows.unpack(PackedRows.transform(rows(i)), Schema.length))
+    val probed = count(broadcast.evaluateHere(rows.head.iterator, packed))
     if (probed != produced) throw new IllegalStateException(s"the broadcast plan gave $probed rows, the evaluator $produced")
     (df, produced)
   }
