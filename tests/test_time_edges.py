@@ -64,10 +64,10 @@ def utc(spark):
     spark.conf.set("spark.sql.session.timeZone", before)
 
 
-def brute_force(streams, check, how):
+def brute_force(streams, check, how, keyed=True):
     """The W-join by its definition; inner is left without the unmatched anchor rows (no row
     here has a NULL)."""
-    rows = anchored_brute_force(streams, check, "left" if how == "inner" else how, keyed=True)
+    rows = anchored_brute_force(streams, check, "left" if how == "inner" else how, keyed=keyed)
     return [r for r in rows if None not in r] if how == "inner" else rows
 
 
@@ -84,7 +84,8 @@ def test_batch_near_both_ends_equals_brute_force(utc, data):
     low = data.draw(st.booleans(), label="low end")
     n = data.draw(st.sampled_from([2, 3]), label="n")
     how = data.draw(st.sampled_from(["inner", "left", "left_semi", "left_anti"]), label="how")
-    algorithm = data.draw(st.sampled_from(["hw", "mw", "nlw"]), label="algorithm")
+    keyed = data.draw(st.booleans(), label="keyed")  # without a key, the plan cuts time into bands
+    algorithm = data.draw(st.sampled_from(["hw", "mw", "nlw"] if keyed else ["mw", "nlw"]), label="algorithm")
     w = data.draw(st.integers(0, 5), label="window")
     streams = data.draw(rows_strategy(n), label="rows")
     lo, hi, unit = TYPES[kind]
@@ -94,10 +95,30 @@ def test_batch_near_both_ends_equals_brute_force(utc, data):
     dfs = {name: with_time(spark.createDataFrame(rows, "k int, x bigint, v int"), kind)
            for name, rows in zip("ABC", timed)}
     limit = w * unit
-    expected = brute_force(timed, lambda t: max(t) - min(t) <= limit, how)
-    joined = wjoin.wjoin(dfs, on="k", time="ts", window=f"{w} seconds" if unit == MICROS else w,
+    expected = brute_force(timed, lambda t: max(t) - min(t) <= limit, how, keyed)
+    joined = wjoin.wjoin(dfs, on="k" if keyed else None, time="ts", window=f"{w} seconds" if unit == MICROS else w,
                          algorithm=algorithm, how=how)
     assert bag(as_numbers(joined, kind).collect()) == expected
+
+
+@pytest.mark.parametrize("algorithm", ["mw", "nlw"])
+@pytest.mark.parametrize("plan", ["one task", "time bands"])
+def test_keyless_combinations_at_the_highest_time_are_produced(spark, algorithm, plan):
+    """Without a key, a combination belongs to the time band of its earliest member; the last
+    band must own times up to and including 2^63 - 1 (an exclusive end lost them)."""
+    top = 2**63 - 1
+    rows = [(top, 1), (top - 1, 2), (0, 3), (5, 4), (top - 9, 5)]
+    df = spark.createDataFrame(rows, "t bigint, v int")
+    if plan == "time bands":
+        spark.conf.set("spark.wjoin.smallInputBytes", "-1")
+    try:
+        joined = df.alias("A").wjoin(df.alias("B"), df.alias("C"), time="t", window=1, algorithm=algorithm)
+        got = bag(joined.select("A.v", "B.v", "C.v").collect())
+    finally:
+        spark.conf.unset("spark.wjoin.smallInputBytes")
+    # {top, top - 1} in any mix (8), and each other row with itself alone
+    expected = bag([(a, b, c) for a in (1, 2) for b in (1, 2) for c in (1, 2)] + [(3, 3, 3), (4, 4, 4), (5, 5, 5)])
+    assert got == expected
 
 
 def test_the_lowest_time_keeps_its_partner(spark):

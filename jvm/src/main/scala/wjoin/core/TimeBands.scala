@@ -8,7 +8,7 @@ import scala.collection.mutable
  *
  * The time line is cut into k bands by boundaries L_1 < L_2 < ... < L_(k-1):
  * {{{
- *   band 0 = (-inf, L_1),  band b = [L_b, L_(b+1)),  band k-1 = [L_(k-1), +inf)
+ *   band 0 = [Long.MinValue, L_1 - 1],  band b = [L_b, L_(b+1) - 1],  band k-1 = [L_(k-1), Long.MaxValue]
  * }}}
  * '''Ownership.''' A combination (r_1..r_N) with earliest time e = min_i ts_i is produced by
  * exactly one band: the band containing e. No combination is produced twice, because e is one
@@ -41,6 +41,8 @@ import scala.collection.mutable
 final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) extends Serializable {
   assert(boundaries.indices.drop(1).forall(i => boundaries(i - 1) < boundaries(i)),
     s"band boundaries must increase strictly: ${boundaries.mkString(", ")}")
+  // Boundaries are sampled times after the first one, so above Long.MinValue: lastOf never wraps.
+  assert(boundaries.headOption.forall(_ > Long.MinValue), "a band boundary cannot be Long.MinValue")
   assert(reach.forall(r => r >= 0 && r != WindowMatrix.Inf),
     s"every input's reach must be finite and >= 0, got ${reach.mkString(", ")}")
 
@@ -61,8 +63,12 @@ final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) exten
   /** First time of band b (inclusive); Long.MinValue for band 0. */
   def lowerOf(b: Int): Long = if (b == 0) Long.MinValue else boundaries(b - 1)
 
-  /** First time after band b (exclusive upper bound); Long.MaxValue for the last band (b >= count - 1). */
-  def upperOf(b: Int): Long = if (b >= boundaries.length) Long.MaxValue else boundaries(b)
+  /**
+   * Last time of band b (inclusive): the next band's first time - 1; Long.MaxValue for the last
+   * band (b >= count - 1), which holds the times up to and including Long.MaxValue. (An exclusive
+   * bound would leave no value for the last band: a combination at Long.MaxValue had no owner.)
+   */
+  def lastOf(b: Int): Long = if (b >= boundaries.length) Long.MaxValue else boundaries(b) - 1
 
   /** The first band a row of input j at time t is sent to: bandOf(t - reach(j)), saturating. */
   def firstBand(j: Int, t: Long): Int = {
@@ -76,7 +82,7 @@ final class TimeBands(val boundaries: Array[Long], val reach: Array[Long]) exten
   /** Does band b produce the combination with these member times (is its earliest time in b)? */
   def owns(b: Int, times: Array[Long]): Boolean = {
     val e = TimeBands.earliest(times)
-    e >= lowerOf(b) && e < upperOf(b)
+    e >= lowerOf(b) && e <= lastOf(b)
   }
 
   override def toString: String = s"TimeBands(boundaries=[${boundaries.mkString(", ")}], reach=[${reach.mkString(", ")}])"

@@ -41,14 +41,14 @@ object JoinOutput {
   }
 
   /**
-   * Inner, time bands: band b owns the combinations whose earliest member is before
-   * `ownedBefore` (and at or after its start; earlier members were not sent to it). Every member
+   * Inner, time bands: band b owns the combinations whose earliest member is at or before
+   * `lastOwned` (and at or after its start; earlier members were not sent to it). Every member
    * of a foreign one is a replica; forward evaluation finds combinations in order of their
    * earliest member, so all that follow the first foreign one are foreign too (`forward`: stop).
    *
    * @param times the engine's times of the current combination
    */
-  final class BandCombinations(emit: Array[AnyRef] => InternalRow, ownedBefore: Long, times: Array[Long],
+  final class BandCombinations(emit: Array[AnyRef] => InternalRow, lastOwned: Long, times: Array[Long],
       forward: Boolean) extends JoinOutput {
     private var tuple: Array[AnyRef] = _
     private var foreignSeen = 0L
@@ -57,7 +57,7 @@ object JoinOutput {
     def ready(drive: EngineDrive): Boolean = {
       while (tuple == null && !stopped && drive.hasNext) {
         val t = drive.next()
-        if (TimeBands.earliest(times) < ownedBefore) tuple = t
+        if (TimeBands.earliest(times) <= lastOwned) tuple = t
         else { foreignSeen += 1; stopped = forward }
       }
       tuple != null

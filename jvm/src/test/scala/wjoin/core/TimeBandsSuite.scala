@@ -19,14 +19,18 @@ class TimeBandsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(bands.count == 4)
     assert(Seq(Long.MinValue, 9L, 10L, 19L, 20L, 34L, 35L, Long.MaxValue).map(bands.bandOf) == Seq(0, 0, 1, 1, 2, 2, 3, 3))
     assert((0 until 4).map(bands.lowerOf) == Seq(Long.MinValue, 10L, 20L, 35L))
-    assert((0 until 4).map(bands.upperOf) == Seq(10L, 20L, 35L, Long.MaxValue))
-    assert(bands.upperOf(6) == Long.MaxValue) // partitions beyond the last band are empty
+    assert((0 until 4).map(bands.lastOf) == Seq(9L, 19L, 34L, Long.MaxValue))
+    assert(bands.lastOf(6) == Long.MaxValue) // partitions beyond the last band are empty
     // input 0 reaches 4 back: a row at 22 is needed by combinations starting in [18, 22]
     assert((bands.firstBand(0, 22), bands.lastBand(22)) == (1, 2))
     assert((bands.firstBand(0, 24), bands.lastBand(24)) == (2, 2))
     assert((bands.firstBand(1, 22), bands.lastBand(22)) == (2, 2))
     assert(bands.firstBand(0, Long.MinValue + 1) == 0) // saturates, never wraps
     assert(bands.owns(1, Array(25L, 19L)) && !bands.owns(2, Array(25L, 19L)) && bands.owns(2, Array(25L, 20L)))
+    // Both ends of the Long range have an owner: the first and the last band.
+    assert(bands.owns(0, Array(Long.MinValue, Long.MinValue)) && bands.owns(3, Array(Long.MaxValue, Long.MaxValue)))
+    assert((0 until 4).count(bands.owns(_, Array(Long.MaxValue))) == 1)
+    assert(TimeBands.single(WindowMatrix.uniform(2, 5)).owns(0, Array(Long.MaxValue, Long.MaxValue)))
   }
 
   test("reach follows the closed matrix, also for directed intervals") {

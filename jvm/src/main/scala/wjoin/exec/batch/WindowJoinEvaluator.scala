@@ -65,7 +65,7 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     val output = decisions match {
       case Some(d) => new JoinOutput.Anchored(d, emit, codec.anchorWriter(how))
       case None => bands.fold[JoinOutput](new JoinOutput.Combinations(emit))(b =>
-        new JoinOutput.BandCombinations(emit, b.upperOf(partitionIndex), engine.times, plan.forward))
+        new JoinOutput.BandCombinations(emit, b.lastOf(partitionIndex), engine.times, plan.forward))
     }
     val publisher = metrics.publisher(engine.stats, merger, output, banded = bands.isDefined)
     val feed = checked.fold[Iterator[EngineRow]](merger)(_.feed)
