@@ -36,7 +36,8 @@ package wjoin.core
  *    `floorDiv(v, w)`; reaches saturate at the Long range.
  *  - real: values are doubles in Spark's order; cells are `floor(v / w)` clamped to
  *    `[-Far, Far]` (so infinities and values beyond `Far x w` share the two outermost cells,
- *    and a reach that overflows to an infinity reaches them), NaN has its own cell
+ *    a reach that overflows to an infinity reaches them, and an infinite value has one copy,
+ *    in its own cell), NaN has its own cell
  *    [[BandCells.NaNCell]] (in the recognised forms NaN matches only NaN, as [[RealBand]]
  *    assumes for its keys); reaches are widened by the rounding margin of the predicates'
  *    floating-point or decimal arithmetic (per hop `relative x (|y| + scale) + absolute`).
@@ -84,9 +85,15 @@ final case class BandCells(home: Int, real: Boolean, width: Double, low: Seq[Dou
     if (j == home) { val c = cellOfLong(y); (c, c) }
     else (cellOfLong(SaturatingTime.plus(y, negate(highL(j)))), cellOfLong(SaturatingTime.plus(y, negate(lowL(j)))))
 
-  /** Real: the first and last cell of input j's row at y (one cell for home and for NaN). */
+  /**
+   * Real: the first and last cell of input j's row at y (one cell for home, for NaN and for an
+   * infinity). An infinite y satisfies a band of finite reach only with a home value at the same
+   * infinity (y - x is y for every finite x, and y - y is NaN; `=` and BETWEEN forms compare it
+   * with the same infinity), which is in y's own cell: its margin is infinite, and the cells of
+   * [-Inf, +Inf] would be every cell.
+   */
   def cellsOfDouble(j: Int, y: Double): (Long, Long) =
-    if (j == home || y.isNaN) { val c = cellOfDouble(y); (c, c) }
+    if (j == home || y.isNaN || y.isInfinite) { val c = cellOfDouble(y); (c, c) }
     else {
       val m = hops * (relative * (math.abs(y) + math.abs(low(j)) + math.abs(high(j)) + scale) + absolute) +
         java.lang.Double.MIN_VALUE

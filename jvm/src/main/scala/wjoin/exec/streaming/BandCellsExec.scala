@@ -65,6 +65,8 @@ case class BandCellsExec(input: Int, value: Expression, time: Attribute, cell: A
         rowsIn += 1
         val range = BandCellsExec.cellsOf(cellsOf, j, bound.eval(r))
         val (first, last) = if (timeColumn.isNull(r) || readTime(r) <= late) (range._1, range._1) else range
+        // Finite reaches give a few cells per row (BandCells' width); never cut a count short.
+        if (last - first >= Int.MaxValue) throw new IllegalStateException(s"a row would be copied to cells $first..$last")
         copiesOut += last - first + 1
         Iterator.iterate(first)(_ + 1).take((last - first + 1).toInt).map { c =>
           cellRow.setLong(0, c)
