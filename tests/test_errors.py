@@ -322,6 +322,20 @@ def test_disconnected_constraints_with_dict_names(spark, a, b, c):
     assert "lonely" in message, message
 
 
+def test_empty_input_name_is_the_same_error_from_a_dict_and_an_alias(spark, a, b):
+    for inputs in ({"": a, "B": b}, [a.alias(""), b]):
+        fails(spark, ValueError, r"WJOIN_EMPTY_INPUT_NAME", lambda: wjoin.wjoin(inputs, time="ts", window=5))
+
+
+def test_python_udf_over_one_input_in_an_anchored_join_says_so(spark, a, b):
+    from pyspark.sql.types import BooleanType
+    odd = F.udf(lambda v: v % 2 == 1, BooleanType(), useArrow=False)
+    message = fails(spark, ValueError, r"WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN.*calls a Python UDF, which Spark evaluates",
+                    lambda: wjoin.wjoin([a, b], on=[F.col("A.k") == F.col("B.k"), odd(F.col("B.k"))], time="ts",
+                                        window=5, how="left"))
+    assert "several inputs" not in message
+
+
 def test_empty_windows(spark, a, b):
     fails(spark, ValueError, r"empty", lambda: wjoin.wjoin([a, b], time="ts", windows=""))
     fails(spark, ValueError, r"empty", lambda: wjoin.wjoin([a, b], time="ts", windows={}))
@@ -441,8 +455,18 @@ def test_streaming_input_without_watermark(spark):
 
 def test_streaming_time_column_must_be_a_timestamp(spark):
     stream = spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
-    fails(spark, ValueError, r"time column 'value' of streaming input A has type bigint",
+    fails(spark, ValueError, r"time column 'value' of streaming input A has type bigint.*"
+          r"withWatermark takes only timestamp columns.*timestamp_seconds",
           lambda: wjoin.wjoin([stream, stream], window="1", time="value"))
+
+
+def test_streaming_timestamp_ntz_time_column_says_to_cast(spark):
+    # Spark's withWatermark refuses a timestamp_ntz column, so the error must not suggest it.
+    stream = (spark.readStream.format("rate").load().withWatermark("timestamp", "1 second")
+              .withColumn("local", F.col("timestamp").cast("timestamp_ntz")))
+    fails(spark, ValueError, r"time column 'local' of streaming input A has type timestamp_ntz.*"
+          r"cast\(\"timestamp\"\)",
+          lambda: wjoin.wjoin([stream, stream], window="1 second", time="local"))
 
 
 def test_streaming_inputs_with_watermarks_join(spark):

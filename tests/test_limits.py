@@ -78,6 +78,14 @@ def test_explain_shows_the_shares(three, capsys):
     (dict(limits={"state_rows": "5"}), TypeError, "limits: keys are strings and values numbers"),
     (dict(limits={"state_rows": 5}, allocation=3), TypeError, "allocation: expected 'auto'"),
     (dict(limits={"state_rows": 5}, seed="x"), TypeError, "seed: expected an int"),
+    # ints beyond a Java long reach the JVM (as floats, as from a Connect client) and fail there
+    (dict(limits={"state_rows": 2**63}), ValueError, "state_rows: expected a whole number of at most 64 bits"),
+    (dict(limits={"state_rows": 5}, seed=2**64), ValueError, "seed: expected a whole number of at most 64 bits"),
+    (dict(limits={"state_rows": 5}, allocation={"A": 10**400, "B": 1}), ValueError, "allocation"),
+    (dict(limits={"state_rows": 5}, allocation={"state_rows": {"A": 1}, "probe_rates": {"B": 1}}), ValueError,
+     "unknown budget 'probe_rates'; a map per budget has the keys state_rows and/or probe_rate"),
+    (dict(limits={"state_rows": 5}, allocation={"state_rows": {"A": 1}, "probe_rate": {"B": 1}}), ValueError,
+     "shares of probe_rate, which limits does not set"),
 ])
 def test_bad_limits_fail_before_any_job(spark, three, kwargs, error, message):
     with job_counter(spark) as jobs:

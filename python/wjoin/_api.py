@@ -136,8 +136,8 @@ def _inputs(inputs) -> tuple[list[str] | None, list[DataFrame]]:
     """(names or None for the JVM's default names, DataFrames)."""
     if isinstance(inputs, Mapping):
         for name in inputs:
-            if not isinstance(name, str) or not name:
-                raise TypeError(f"inputs: dict keys are input names (non-empty strings), got {name!r}")
+            if not isinstance(name, str):
+                raise TypeError(f"inputs: dict keys are input names (strings), got {name!r}")
         names, dfs, labels = list(inputs), list(inputs.values()), [f"input {n!r}" for n in inputs]
     elif isinstance(inputs, Sequence) and not isinstance(inputs, str):
         names, dfs = None, list(inputs)
@@ -202,6 +202,17 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _transportable(number):
+    """An int beyond a Java long as a float (infinite beyond a float), as a Connect client sends every
+    limit: py4j cannot pass it, and the JVM then says what is wrong with the value."""
+    if isinstance(number, int) and not -2**63 <= number < 2**63:
+        try:
+            return float(number)
+        except OverflowError:
+            return float("inf") if number > 0 else float("-inf")
+    return number
+
+
 def _number_map(value, argument: str) -> dict:
     """A dict of str -> int/float as given (the JVM checks names and values)."""
     if not isinstance(value, Mapping):
@@ -209,7 +220,7 @@ def _number_map(value, argument: str) -> dict:
     for key, number in value.items():
         if not isinstance(key, str) or not _is_number(number):
             raise TypeError(f"{argument}: keys are strings and values numbers, got {key!r}: {number!r}")
-    return dict(value)
+    return {key: _transportable(number) for key, number in value.items()}
 
 
 def _limits(limits, allocation, seed) -> dict:
@@ -230,7 +241,7 @@ def _limits(limits, allocation, seed) -> dict:
     if seed is not None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"seed: expected an int, got {type(seed).__name__} {seed!r}")
-        plain["seed"] = seed
+        plain["seed"] = _transportable(seed)
     return plain
 
 

@@ -18,6 +18,7 @@ import wjoin.errors.WJoinErrors
  *   allocation "auto" | "equal" | "proportional"                (default "auto")
  *              {input: share, ...}                              the same split of both budgets
  *              {"state_rows": {input: share}, "probe_rate": {input: share}}   one split per budget
+ *                                                                 (only budgets that limits sets)
  *   seed       a whole number                                   (default 0)
  * }}}
  *
@@ -50,18 +51,27 @@ final case class LimitsArgument(limits: Option[Any] = None, allocation: Option[A
       val probeRate = entries.get("probe_rate").map(v => number(v, "limits: probe_rate"))
       probeRate.foreach(mu => invalid(mu >= 0 && !mu.isInfinite && !mu.isNaN, "limits",
         s"probe_rate must be a finite number >= 0 (probes per second of event time), got $mu"))
-      Some(ResourceLimits(stateRows, probeRate, allocationOf(inputNames),
+      Some(ResourceLimits(stateRows, probeRate, allocationOf(inputNames, entries.keySet),
         seed.map(wholeNumber(_, "seed")).getOrElse(ResourceLimits.DefaultSeed)))
   }
 
-  private def allocationOf(names: Seq[String]): Allocation = allocation match {
+  /** `limited`: the budgets `limits` sets; a map per budget may only share those. */
+  private def allocationOf(names: Seq[String], limited: Set[String]): Allocation = allocation match {
     case None => Allocation.Auto
     case Some(s: String) => Allocation.byName(s.trim).getOrElse(WJoinErrors.raise("WJOIN_UNKNOWN_CHOICE",
       "option" -> "allocation", "value" -> s, "choices" -> s"${Allocation.all.map(_.name).mkString(", ")}, or a map {input: share}"))
     case Some(raw) =>
       val entries = asMap(raw, "allocation", "\"auto\", \"equal\", \"proportional\" or a map {input: share}")
       val budgets = ResourceLimits.Keys.map(_._1)
-      if (entries.nonEmpty && entries.keys.forall(budgets.contains)) {
+      val perBudget = entries.nonEmpty &&
+        (entries.keys.forall(budgets.contains) || entries.values.exists(isMap))
+      if (perBudget) {
+        val unknown = entries.keys.filterNot(budgets.contains).toSeq.sorted
+        invalid(unknown.isEmpty, "allocation", s"unknown budget ${unknown.map(k => s"'$k'").mkString(", ")}; " +
+          s"a map per budget has the keys ${budgets.mkString(" and/or ")}")
+        val unlimited = entries.keys.filterNot(limited.contains).toSeq.sorted
+        invalid(unlimited.isEmpty, "allocation", s"shares of ${unlimited.mkString(", ")}, which limits does not " +
+          "set: add it to limits or drop its shares")
         def one(key: String) = entries.get(key).map(v => shares(asMap(v, s"allocation[$key]", "a map {input: share}"),
           names, s"allocation[$key]")).getOrElse(IndexedSeq.fill(names.size)(1.0 / names.size))
         Allocation.Shares(one("state_rows"), one("probe_rate"))
@@ -75,6 +85,8 @@ final case class LimitsArgument(limits: Option[Any] = None, allocation: Option[A
 object LimitsArgument {
   private def invalid(ok: Boolean, argument: => String, reason: => String): Unit =
     WJoinErrors.check(ok, "WJOIN_INVALID_ARGUMENT", Seq("argument" -> argument, "reason" -> reason))
+
+  private def isMap(v: Any): Boolean = v.isInstanceOf[java.util.Map[_, _]] || v.isInstanceOf[scala.collection.Map[_, _]]
 
   private def asMap(v: Any, what: String, expected: String): Map[String, Any] = v match {
     case m: java.util.Map[_, _] => asMap(m.asScala.toMap, what, expected)
@@ -113,7 +125,8 @@ object LimitsArgument {
     case d: java.lang.Number if d.doubleValue == math.rint(d.doubleValue) && math.abs(d.doubleValue) < 9e15 =>
       d.longValue
     case other => WJoinErrors.raise("WJOIN_INVALID_ARGUMENT", "argument" -> what,
-      "reason" -> s"expected a whole number, got ${describe(other)}")
+      "reason" -> (s"expected a whole number of at most 64 bits (at most 9e15 when given as a floating-point number), " +
+        s"got ${describe(other)}"))
   }
 
   private def describe(v: Any): String =

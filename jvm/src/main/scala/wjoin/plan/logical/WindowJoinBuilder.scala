@@ -60,7 +60,7 @@ object WindowJoinBuilder extends PredicateHelper {
 
   /**
    * The logical plan of `request`: the [[WindowJoin]] (a Union of two for `bidirectional`),
-   * under a Filter for Python UDFs over several inputs and a Project that keeps each `on`
+   * under a Filter for Python UDFs and a Project that keeps each `on`
    * column once and names the output ([[OutputNaming]]: the request's `outputNames`, else the
    * session's `spark.wjoin.outputNames`), when there are such.
    */
@@ -95,7 +95,7 @@ object WindowJoinBuilder extends PredicateHelper {
       cols.tail.map(c => EqualTo(cols.head, c))
     }
     requireConditionColumns(request.condition, children, inputNames, resolver)
-    // Python UDFs over several inputs run in a Filter above the join (Spark extracts them
+    // Python UDFs run in a Filter above the join (Spark extracts them
     // only from Filter and Project); for an inner join that is the same answer.
     val (pythonConjuncts, userConjuncts) = request.condition.toSeq
       .flatMap(splitConjunctivePredicates).partition(PushFiltersIntoWindowJoin.callsPython)

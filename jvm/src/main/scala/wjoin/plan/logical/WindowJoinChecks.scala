@@ -4,7 +4,7 @@ package logical
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Filter, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.types.{BooleanType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{BooleanType, TimestampType}
 
 import wjoin.core.Algorithm
 import wjoin.core.cost.AccessPlanner
@@ -52,7 +52,7 @@ object WindowJoinChecks extends Rule[LogicalPlan] with PredicateHelper {
       case a: Attribute => a
       case other => throw new AssertionError(s"time column $other of input $name is not a column")
     }
-    WJoinErrors.check(t.dataType == TimestampType || t.dataType == TimestampNTZType, "WJOIN_STREAMING_TIME_TYPE",
+    WJoinErrors.check(t.dataType == TimestampType, "WJOIN_STREAMING_TIME_TYPE",
       Seq("column" -> t.name, "input" -> name, "type" -> t.dataType.simpleString))
     val watermarked = w.children(i).output.find(_.exprId == t.exprId)
       .exists(_.metadata.contains(EventTimeWatermark.delayKey))
