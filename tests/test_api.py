@@ -146,6 +146,16 @@ def test_output_names_prefixed_names_every_column_but_the_keys(a, b):
     assert e.value.getCondition() == "WJOIN_UNKNOWN_CHOICE"
 
 
+def test_output_names_prefixed_refuses_names_that_collide(spark, a, b):
+    # input A's column B_va and input A_B's column va would both be A_B_va
+    inputs = {"A": a.withColumnRenamed("va", "B_va"), "A_B": b.withColumnRenamed("vb", "va")}
+    with job_counter(spark) as jobs, pytest.raises(AnalysisException) as e:
+        wjoin.wjoin(inputs, time="ts", window=5, on="k", output_names="prefixed").columns
+    assert e.value.getCondition() == "WJOIN_PREFIXED_NAMES_COLLIDE"
+    assert e.value.getMessageParameters() == {"name": "A_B_va", "sources": "A.B_va and A_B.va"}
+    assert is_connect(spark) or jobs() == []
+
+
 def test_writing_repeated_names_to_files_points_at_the_option(spark, a, b, tmp_path):
     joined = wjoin.wjoin([a, b], time="ts", window=5, on="k")  # k, ts, va, ts, vb
     with job_counter(spark) as jobs, pytest.raises(AnalysisException) as e:

@@ -80,7 +80,6 @@ def test_explain_shows_the_shares(three, capsys):
     (dict(limits={"state_rows": 5}, seed="x"), TypeError, "seed: expected an int"),
     # ints beyond a Java long reach the JVM (as floats, as from a Connect client) and fail there
     (dict(limits={"state_rows": 2**63}), ValueError, "state_rows: expected a whole number of at most 64 bits"),
-    (dict(limits={"state_rows": 5}, seed=2**64), ValueError, "seed: expected a whole number of at most 64 bits"),
     (dict(limits={"state_rows": 5}, allocation={"A": 10**400, "B": 1}), ValueError, "allocation"),
     (dict(limits={"state_rows": 5}, allocation={"state_rows": {"A": 1}, "probe_rates": {"B": 1}}), ValueError,
      "unknown budget 'probe_rates'; a map per budget has the keys state_rows and/or probe_rate"),
@@ -91,6 +90,13 @@ def test_bad_limits_fail_before_any_job(spark, three, kwargs, error, message):
     with job_counter(spark) as jobs:
         with pytest.raises(error, match=message):
             wjoin.wjoin(three, on="k", time="ts", window=4, **kwargs)
+    assert jobs() == []
+
+
+def test_seed_beyond_64_bits_fails_in_the_jvm_before_any_job(spark, three):
+    with job_counter(spark) as jobs:
+        with pytest.raises(ValueError, match="seed: expected a whole number of at most 64 bits"):
+            wjoin.wjoin(three, on="k", time="ts", window=4, limits={"state_rows": 5}, seed=2**64)
     assert jobs() == []
 
 

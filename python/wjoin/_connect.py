@@ -71,7 +71,10 @@ class WJoinPlan(LogicalPlan):
                 continue
             if key not in fields or fields[key].type == fields[key].TYPE_MESSAGE:
                 raise TypeError(f"{key}: this client's WJoinRelation has no plain field for it")
-            setattr(message, key, value)
+            try:
+                setattr(message, key, value)
+            except (TypeError, ValueError) as e:  # e.g. a seed beyond the field's int64
+                raise ValueError(f"{key}: {value!r} cannot be sent in this client's WJoinRelation ({e})") from None
         if args.get("limits") is not None:
             message.limits.SetInParent()  # set even when empty: the server rejects an empty map by name
             message.limits.values.update({k: float(v) for k, v in args["limits"].items()})

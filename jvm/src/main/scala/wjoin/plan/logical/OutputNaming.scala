@@ -1,9 +1,13 @@
 package wjoin.plan
 package logical
 
+import java.util.Locale
+
 import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, ExprId, NamedExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, Project}
+import org.apache.spark.sql.internal.SQLConf
 
+import wjoin.errors.WJoinErrors
 import wjoin.request.OutputNames
 
 /**
@@ -47,7 +51,20 @@ object OutputNaming {
           val input = inputOf(a.exprId)
           Alias(a, prefixedName(input, a.name))(qualifier = Seq(input))
         }
+        refuseCollisions(keyColumns.map(a => (a.name, a.name)) ++
+          others.map(a => (prefixedName(inputOf(a.exprId), a.name), s"${inputOf(a.exprId)}.${a.name}")))
         Project(keyColumns ++ prefixed, join)
+    }
+  }
+
+  /**
+   * "prefixed" promises unique names, but input A's column B_y and input A_B's column y both
+   * become A_B_y: refused at the call, naming both sources. `named`: (output name, its source).
+   */
+  private def refuseCollisions(named: Seq[(String, String)]): Unit = {
+    val key = (name: String) => if (SQLConf.get.caseSensitiveAnalysis) name else name.toLowerCase(Locale.ROOT)
+    named.groupBy(n => key(n._1)).values.filter(_.size > 1).toSeq.sortBy(_.head._1).headOption.foreach { same =>
+      WJoinErrors.raise("WJOIN_PREFIXED_NAMES_COLLIDE", "name" -> same.head._1, "sources" -> same.map(_._2).mkString(" and "))
     }
   }
 
