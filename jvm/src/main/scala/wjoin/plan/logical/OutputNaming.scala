@@ -51,21 +51,25 @@ object OutputNaming {
           val input = inputOf(a.exprId)
           Alias(a, prefixedName(input, a.name))(qualifier = Seq(input))
         }
-        refuseCollisions(keyColumns.map(a => (a.name, a.name)) ++
-          others.map(a => (prefixedName(inputOf(a.exprId), a.name), s"${inputOf(a.exprId)}.${a.name}")))
+        // "prefixed" promises unique names, but input A's column B_y and input A_B's column y
+        // both become A_B_y: refused at the call, naming both sources.
+        val sources = keyColumns.map(a => (a.name, a.name)) ++
+          others.zip(prefixed).map { case (a, p) => (p.name, s"${p.qualifier.head}.${a.name}") }
+        sameNames(sources)(_._1, SQLConf.get.caseSensitiveAnalysis).headOption.foreach { same =>
+          WJoinErrors.raise("WJOIN_PREFIXED_NAMES_COLLIDE", "name" -> same.head._1, "sources" -> same.map(_._2).mkString(" and "))
+        }
         Project(keyColumns ++ prefixed, join)
     }
   }
 
   /**
-   * "prefixed" promises unique names, but input A's column B_y and input A_B's column y both
-   * become A_B_y: refused at the call, naming both sources. `named`: (output name, its source).
+   * The groups of `items` whose names are equal as Spark compares column names (`caseSensitive`:
+   * `spark.sql.caseSensitive`), of two items or more, in the order of their first item.
    */
-  private def refuseCollisions(named: Seq[(String, String)]): Unit = {
-    val key = (name: String) => if (SQLConf.get.caseSensitiveAnalysis) name else name.toLowerCase(Locale.ROOT)
-    named.groupBy(n => key(n._1)).values.filter(_.size > 1).toSeq.sortBy(_.head._1).headOption.foreach { same =>
-      WJoinErrors.raise("WJOIN_PREFIXED_NAMES_COLLIDE", "name" -> same.head._1, "sources" -> same.map(_._2).mkString(" and "))
-    }
+  def sameNames[T](items: Seq[T])(name: T => String, caseSensitive: Boolean): Seq[Seq[T]] = {
+    val key = (item: T) => if (caseSensitive) name(item) else name(item).toLowerCase(Locale.ROOT)
+    val groups = items.groupBy(key)
+    items.map(key).distinct.map(groups).filter(_.size > 1)
   }
 
   /** The output name of column `column` of input `input` under "prefixed". */

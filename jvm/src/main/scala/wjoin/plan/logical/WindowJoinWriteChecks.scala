@@ -1,8 +1,6 @@
 package wjoin.plan
 package logical
 
-import java.util.Locale
-
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.WriteToStream
@@ -52,11 +50,7 @@ object WindowJoinWriteChecks extends Rule[LogicalPlan] {
   /** The column names `query` outputs more than once among columns of a W-join's output, in output order. */
   def repeatedNames(query: LogicalPlan, caseSensitive: Boolean): Seq[String] = {
     val joined = query.collect { case w: WindowJoin => w.output.map(_.exprId) }.flatten.toSet
-    val key = (name: String) => if (caseSensitive) name else name.toLowerCase(Locale.ROOT)
-    val fromJoin = query.output.filter(a => joined(a.exprId))
-    val counts = fromJoin.groupBy(a => key(a.name)).map { case (k, as) => k -> as.size }
-    val shown = scala.collection.mutable.Set.empty[String]
-    fromJoin.map(_.name).filter(n => counts(key(n)) > 1 && shown.add(key(n)))
+    OutputNaming.sameNames(query.output.filter(a => joined(a.exprId)))(_.name, caseSensitive).map(_.head.name)
   }
 
   private def refuseRepeatedNames(query: LogicalPlan, sink: String): Unit = {
