@@ -152,6 +152,38 @@ def test_how_errors(spark, two_inputs):
         wjoin.wjoin([a, b], on="k", time="ts", windows="DWINDOW(A,B) = 3", bidirectional=True, how="left_anti")
 
 
+@pytest.mark.parametrize("how", list(SPARK_HOW))
+def test_python_udf_filters_the_input_it_reads(spark, two_inputs, how):
+    """A Python UDF over a non-anchor input (any input of left_semi) filters that input before
+    the W-join: the answer equals the same predicate as a SQL expression."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType
+    a, b = two_inputs
+    odd = F.udf(lambda v: v is not None and v % 2 == 1, BooleanType(), useArrow=False)
+    cases = [(odd(F.col("B.v")), F.coalesce(F.col("B.v") % 2 == 1, F.lit(False)))]
+    if how == "left_semi":
+        cases.append((odd(F.col("A.v")), F.coalesce(F.col("A.v") % 2 == 1, F.lit(False))))
+    for python, sql in cases:
+        def joined(predicate):
+            return wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), predicate], time="ts",
+                               windows={("A", "B"): (-2, 3)}, how=how)
+        expected = rows_of(joined(sql))
+        assert rows_of(joined(python)) == expected
+        assert expected != rows_of(wjoin.wjoin({"A": a, "B": b}, on="k", time="ts", windows={("A", "B"): (-2, 3)},
+                                               how=how))
+    if how != "left_semi":
+        with pytest.raises(ValueError, match="WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN"):
+            wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), odd(F.col("A.v"))], time="ts",
+                        window=3, how=how)
+    with pytest.raises(ValueError, match="WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN"):
+        wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), odd(F.col("A.v") + F.col("B.v"))],
+                    time="ts", window=3, how=how)
+    # B's ROWS window counts B's rows as given: filtering B first would count others.
+    with pytest.raises(ValueError, match="WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN"):
+        wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), odd(F.col("B.v"))], time="ts",
+                    windows="WINDOW = 3 AND ROWS(B) = 2", algorithm="mw", how=how)
+
+
 def test_never_completed_example(spark, tmp_path):
     """examples/never_completed.py: the stream reports exactly the vehicles the batch W-join and
     the simulation say never completed the journey, each once."""
