@@ -1,64 +1,20 @@
-"""The Python API end to end: every way to name inputs, keys, time columns and windows, the
-output columns, and that the plan runs our WindowJoin operator.
+"""The Python API end to end: every way to name inputs, keys, time columns and windows, and
+the output columns (timestamps in test_api_timestamps.py, the plan and conditions in
+test_api_conditions.py).
 
-The data below is small enough to compute every expected answer by hand (comments show
-the arithmetic); different window forms give different answers on it, so a form that is
+The data (api_inputs.py) is small enough to compute every expected answer by hand (comments
+show the arithmetic); different window forms give different answers on it, so a form that is
 ignored or mis-parsed changes the result.
 """
-import datetime as dt
-
 import pytest
 from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
-from pyspark.sql.types import BooleanType
 
 import wjoin
-from helpers import bag, executed_plan, is_connect, job_counter, rows_of
+from api_inputs import UNIFORM5, a, b, c, keyed, unkeyed  # noqa: F401 (fixtures)
+from helpers import bag, is_connect, job_counter, rows_of
 
-# Integral time. Input rows by name: (k, ts, value).
-A_ROWS = {"a1": (1, 10, "a1"), "a2": (1, 20, "a2"), "a3": (2, 12, "a3")}
-B_ROWS = {"b1": (1, 12, "b1"), "b2": (1, 17, "b2")}
-C_ROWS = {"c1": (1, 11, "c1"), "c2": (1, 16, "c2"), "c3": (1, 24, "c3")}
-ROWS = {**A_ROWS, **B_ROWS, **C_ROWS}
-
-
-def keyed(*combos):
-    """Expected rows for on="k": k once, then (ts, value) of each member in input order."""
-    out = []
-    for combo in combos:
-        members = [ROWS[name] for name in combo]
-        assert len({m[0] for m in members}) == 1, "a keyed combination has one key"
-        row = (members[0][0],)
-        for _, ts, value in members:
-            row += (ts, value)
-        out.append(row)
-    return bag(out)
-
-
-def unkeyed(*combos):
-    """Expected rows without on-names: every column of every member, in input order."""
-    return bag(sum((ROWS[name] for name in combo), ()) for combo in combos)
-
-
-@pytest.fixture(scope="module")
-def a(spark):
-    return spark.createDataFrame(list(A_ROWS.values()), "k int, ts bigint, va string")
-
-
-@pytest.fixture(scope="module")
-def b(spark):
-    return spark.createDataFrame(list(B_ROWS.values()), "k int, ts bigint, vb string")
-
-
-@pytest.fixture(scope="module")
-def c(spark):
-    return spark.createDataFrame(list(C_ROWS.values()), "k int, ts bigint, vc string")
-
-
-# Uniform window 5 over A, B, C with key k (pairwise distances in brackets):
-#   a1 b1 c1 (2, 1, 1) yes; a2 b2 c2 (3, 4, 1) yes; a1 b1 c2 (A-C 6) no; a2 b2 c3 (B-C 7) no;
-#   a1 b2 (7) no; a2 b1 (8) no; a3 has key 2 (it would match b1 c1 by time alone).
-UNIFORM5 = keyed(("a1", "b1", "c1"), ("a2", "b2", "c2"))
+# Uniform window 5 over A, B, C with key k: see api_inputs.UNIFORM5.
 
 
 # ---------------------------------------------------------------------------------------
@@ -321,204 +277,6 @@ def test_window_and_windows_together_both_hold(a, b, c):
     joined = wjoin.wjoin([a, b, c], on="k", time="ts", window=6, windows="WINDOW(A,B) = 3 AND WINDOW(B,C) = 7")
     # PER_PAIR minus a2 b2 c1 (A-C 9 > 6) and a2 b2 c3 (C-B 7 > 6).
     assert rows_of(joined) == keyed(("a1", "b1", "c1"), ("a1", "b1", "c2"), ("a2", "b2", "c2"))
-
-
-# ---------------------------------------------------------------------------------------
-# timestamp time columns
-
-T0 = dt.datetime(2024, 3, 1, 12, 0, 0)
-
-
-def minutes(m):
-    return T0 + dt.timedelta(minutes=m)
-
-
-@pytest.fixture(scope="module")
-def xs(spark):
-    return spark.createDataFrame([(1, minutes(0), "x1"), (1, minutes(10), "x2")], "k int, at timestamp, vx string")
-
-
-@pytest.fixture(scope="module")
-def ys(spark):
-    return spark.createDataFrame([(1, minutes(2), "y1"), (1, minutes(5), "y2"), (1, minutes(13), "y3")],
-                                 "k int, seen timestamp, vy string")
-
-
-# Distances: x1-y1 2 min, x1-y2 5, x1-y3 13, x2-y1 8, x2-y2 5, x2-y3 3.
-@pytest.mark.parametrize("window, expected", [
-    ("2 minutes", [("x1", "y1")]),
-    ("3 minutes", [("x1", "y1"), ("x2", "y3")]),
-    ("180 seconds", [("x1", "y1"), ("x2", "y3")]),
-    ("2 minutes 59 seconds", [("x1", "y1")]),
-    ("INTERVAL 5 MINUTES", [("x1", "y1"), ("x1", "y2"), ("x2", "y2"), ("x2", "y3")]),
-    ("interval '5' minute", [("x1", "y1"), ("x1", "y2"), ("x2", "y2"), ("x2", "y3")]),
-    (dt.timedelta(minutes=3), [("x1", "y1"), ("x2", "y3")]),
-    (dt.timedelta(minutes=2, seconds=59, microseconds=999999), [("x1", "y1")]),
-    ("1 hour", [("x1", "y1"), ("x1", "y2"), ("x1", "y3"), ("x2", "y1"), ("x2", "y2"), ("x2", "y3")]),
-])
-def test_timestamp_window(xs, ys, window, expected):
-    # time= left out: each input's only timestamp column is its event time.
-    joined = wjoin.wjoin([xs, ys], on="k", window=window)
-    assert joined.columns == ["k", "at", "vx", "seen", "vy"]
-    assert rows_of(joined.select("vx", "vy")) == bag(expected)
-
-
-def test_timestamp_values_come_back_unchanged(xs, ys):
-    joined = wjoin.wjoin([xs, ys], on="k", window="2 minutes")
-    assert rows_of(joined) == [(1, minutes(0), "x1", minutes(2), "y1")]
-
-
-def test_timestamp_windows_terms(xs, ys):
-    joined = wjoin.wjoin({"X": xs, "Y": ys}, on="k", time={"X": "at", "Y": "seen"},
-                         windows={("X", "Y"): ("1 minute", dt.timedelta(minutes=5))})
-    # 1 min <= Y - X <= 5 min: x1 y1 (2), x1 y2 (5, inclusive), x2 y3 (3).
-    assert rows_of(joined.select("vx", "vy")) == bag([("x1", "y1"), ("x1", "y2"), ("x2", "y3")])
-
-
-@pytest.mark.parametrize("windows", [{("X", "Y"): "3 minutes"}, {("Y", "X"): dt.timedelta(minutes=3)},
-                                     "WINDOW(X,Y) = 3 minutes", "WINDOW(Y,X) = INTERVAL 180 SECONDS"])
-def test_timestamp_pair_window(xs, ys, windows):
-    joined = wjoin.wjoin({"X": xs, "Y": ys}, on="k", windows=windows)
-    # |X - Y| <= 3 min: x1 y1 (2), x2 y3 (3, inclusive).
-    assert rows_of(joined.select("vx", "vy")) == bag([("x1", "y1"), ("x2", "y3")])
-
-
-def test_timestamp_directed_with_timedelta(xs, ys):
-    joined = wjoin.wjoin({"X": xs, "Y": ys}, on="k",
-                         windows=[wjoin.directed("Y", "X", dt.timedelta(minutes=8), dt.timedelta(minutes=6))])
-    # 6 min <= X - Y <= 8 min: x2 y1 only (8).
-    assert rows_of(joined.select("vx", "vy")) == [("x2", "y1")]
-
-
-def test_timestamp_ntz_time_columns(spark):
-    a = spark.createDataFrame([(1, minutes(0)), (1, minutes(4))], "k int, t timestamp_ntz")
-    b = spark.createDataFrame([(1, minutes(3))], "k int, t timestamp_ntz")
-    joined = wjoin.wjoin([a, b], on="k", window="3 minutes")
-    assert rows_of(joined) == bag([(1, minutes(0), minutes(3)), (1, minutes(4), minutes(3))])
-
-
-def test_sub_second_windows(spark):
-    t = dt.datetime(2024, 1, 1)
-    a = spark.createDataFrame([(t,)], "t timestamp")
-    b = spark.createDataFrame([(t + dt.timedelta(milliseconds=250),), (t + dt.timedelta(milliseconds=251),)],
-                              "t timestamp")
-    joined = wjoin.wjoin([a, b], window="250 milliseconds")
-    assert rows_of(joined) == [(t, t + dt.timedelta(milliseconds=250))]
-    joined = wjoin.wjoin([a, b], window=dt.timedelta(microseconds=250999))
-    assert rows_of(joined) == [(t, t + dt.timedelta(milliseconds=250))]
-
-
-# ---------------------------------------------------------------------------------------
-# the plan: our operator, and the algorithm auto chooses
-
-
-def test_plan_runs_the_window_join_operator(a, b, c):
-    plan = executed_plan(wjoin.wjoin([a, b, c], on="k", time="ts", window=5))
-    assert "WindowJoin" in plan, plan
-    for spark_join in ("SortMergeJoin", "BroadcastHashJoin", "ShuffledHashJoin", "BroadcastNestedLoopJoin",
-                       "CartesianProduct"):
-        assert spark_join not in plan, plan
-
-
-def test_auto_picks_hw_with_a_shared_key(a, b, c):
-    plan = executed_plan(wjoin.wjoin([a, b, c], on="k", time="ts", window=5))
-    assert "WindowJoin hw" in plan, plan
-
-
-def test_auto_picks_hw_with_a_key_given_as_columns(a, b, c):
-    on = (F.col("A.k") == F.col("B.k")) & (F.col("B.k") == F.col("C.k"))
-    plan = executed_plan(wjoin.wjoin([a, b, c], on=on, time="ts", window=5))
-    assert "WindowJoin hw" in plan, plan
-
-
-def test_auto_picks_mw_without_a_key(a, b):
-    plan = executed_plan(wjoin.wjoin([a, b], time="ts", window=5))
-    assert "WindowJoin mw" in plan, plan
-
-
-def test_auto_picks_mw_when_the_key_is_not_shared_by_all(a, b, c):
-    plan = executed_plan(wjoin.wjoin([a, b, c], on=F.col("A.k") == F.col("B.k"), time="ts", window=5))
-    assert "WindowJoin mw" in plan, plan
-
-
-@pytest.mark.parametrize("algorithm", ["nlw", "hw", "mw", "NLW", "Mw"])
-def test_explicit_algorithm_is_used_and_agrees(a, b, c, algorithm):
-    joined = wjoin.wjoin([a, b, c], on="k", time="ts", window=5, algorithm=algorithm)
-    assert f"WindowJoin {algorithm.lower()}" in executed_plan(joined)
-    assert rows_of(joined) == UNIFORM5
-
-
-def test_explain_names_inputs_and_window_matrix(a, b):
-    plan = executed_plan(wjoin.wjoin({"P": a, "Q": b}, on="k", time="ts", windows="DWINDOW(P,Q) = [1, 4]"))
-    # upper(P, Q) = -1 (Q at least 1 after P), upper(Q, P) = 4
-    assert "inputs=[P, Q]" in plan, plan
-    assert "matrix=[[0, -1], [4, 0]]" in plan, plan
-
-
-def test_filters_and_projections_on_the_result(a, b, c):
-    joined = wjoin.wjoin([a, b, c], on="k", time="ts", windows="WINDOW(A,B) = 3 AND WINDOW(B,C) = 7")
-    got = rows_of(joined.where(F.col("C.ts") > F.col("B.ts")).where(F.col("A.va") == "a2")
-                  .select(F.col("C.vc"), (F.col("C.ts") - F.col("A.ts")).alias("d")))
-    # PER_PAIR with C after B: a1 b1 c2, a2 b2 c3; of those with a2: c3 (24 - 20).
-    assert got == [("c3", 4)]
-
-
-def test_condition_over_three_inputs(a, b, c):
-    joined = wjoin.wjoin([a, b, c], on=["k", F.col("A.ts") + F.col("C.ts") > 2 * F.col("B.ts")], time="ts",
-                         windows="WINDOW(A,B) = 3 AND WINDOW(B,C) = 7")
-    # PER_PAIR with A + C > 2 B: a1 b1 c1 (21 > 24 no), a1 b1 c2 (26 > 24), a2 b2 c1 (31 > 34 no),
-    # a2 b2 c2 (36 > 34), a2 b2 c3 (44 > 34).
-    assert rows_of(joined) == keyed(("a1", "b1", "c2"), ("a2", "b2", "c2"), ("a2", "b2", "c3"))
-
-
-def test_sql_expression_condition(a, b):
-    joined = wjoin.wjoin([a, b], on=[F.expr("A.k = B.k AND substr(A.va, 2) = substr(B.vb, 2)")], time="ts", window=8)
-    # window 8 admits all four keyed pairs; the digits must agree: a1 b1, a2 b2.
-    assert rows_of(joined.select("A.va", "B.vb")) == bag([("a1", "b1"), ("a2", "b2")])
-
-
-# Python UDFs (useArrow=False: pyarrow is not a dependency). The spec allows "any other
-# boolean Spark expression over the N rows, UDFs included".
-_less = F.udf(lambda x, y: x < y, BooleanType(), useArrow=False)
-
-
-def test_python_udf_over_one_input_filters_the_result(a, b):
-    joined = wjoin.wjoin([a, b], on="k", time="ts", window=5).where(_less(F.col("A.ts"), F.lit(15)))
-    assert rows_of(joined) == keyed(("a1", "b1"))
-
-
-def test_python_udf_over_two_inputs_filters_the_result(a, b):
-    # Works on any DataFrame (and on Spark's own join of a and b); here: a1 b1 (10 < 12) remains.
-    joined = wjoin.wjoin([a, b], on="k", time="ts", window=5).where(_less(F.col("A.ts"), F.col("B.ts")))
-    assert rows_of(joined) == keyed(("a1", "b1"))
-
-
-def test_python_udf_in_the_join_condition(a, b):
-    joined = wjoin.wjoin([a, b], on=["k", _less(F.col("A.ts"), F.col("B.ts"))], time="ts", window=5)
-    assert rows_of(joined) == keyed(("a1", "b1"))
-
-
-def test_fractional_milliseconds_window(spark):
-    # 16.1 ms is exactly 16100 microseconds.
-    t = dt.datetime(2024, 1, 1)
-    a = spark.createDataFrame([(t,)], "t timestamp")
-    b = spark.createDataFrame([(t + dt.timedelta(microseconds=16100),), (t + dt.timedelta(microseconds=16101),)],
-                              "t timestamp")
-    joined = wjoin.wjoin([a, b], window="16.1 milliseconds")
-    assert rows_of(joined) == [(t, t + dt.timedelta(microseconds=16100))]
-
-
-def test_huge_integral_window_is_not_a_contradiction(spark):
-    # A window of 2**62 units admits every pair below; the constraints are trivially satisfiable.
-    a = spark.createDataFrame([(0,), (-7,)], "ts bigint")
-    b = spark.createDataFrame([(1000,)], "ts bigint")
-    try:
-        joined = wjoin.wjoin([a, b], time="ts", window=2**62)
-    except ValueError as e:
-        # Rejecting it as too large would be fine; calling it contradictory is wrong.
-        assert "contradict" not in str(e), str(e)
-    else:
-        assert rows_of(joined) == bag([(0, 1000), (-7, 1000)])
 
 
 def test_alias_survives_later_filters_and_projections(a, b):
