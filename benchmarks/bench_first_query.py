@@ -18,7 +18,7 @@ import json
 import subprocess
 import sys
 
-from bench_matrix import builtin, cells, inputs, noop, ours
+from matrix_cells import builtin, cells, inputs, noop, ours
 from common import median, say, session, timed
 
 

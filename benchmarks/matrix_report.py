@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from bench_matrix import KINDS, cells
+from matrix_cells import KINDS, cells
 
 
 def plot(source: str, target: str):
