@@ -277,13 +277,13 @@ def test_empty_input_name_is_the_same_error_from_a_dict_and_an_alias(spark, a, b
         fails(spark, ValueError, r"WJOIN_EMPTY_INPUT_NAME", lambda: wjoin.wjoin(inputs, time="ts", window=5))
 
 
-def test_python_udf_over_the_anchor_in_a_left_join_says_so(spark, a, b):
+def test_python_udf_over_two_inputs_in_a_left_join_says_so(spark, a, b):
     from pyspark.sql.types import BooleanType
-    odd = F.udf(lambda v: v % 2 == 1, BooleanType(), useArrow=False)
-    message = fails(spark, ValueError, r"WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN.*calls a Python UDF that is not over one input",
-                    lambda: wjoin.wjoin([a, b], on=[F.col("A.k") == F.col("B.k"), odd(F.col("A.k"))], time="ts",
-                                        window=5, how="left"))
-    assert "several inputs" not in message
+    less = F.udf(lambda x, y: x < y, BooleanType(), useArrow=False)
+    message = fails(spark, ValueError, r"WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN.*calls a Python UDF over several inputs",
+                    lambda: wjoin.wjoin([a, b], on=["k", F.col("A.ts") > 0, less(F.col("A.ts"), F.col("B.ts"))],
+                                        time="ts", window=5, how="left"))
+    assert "A.ts" in message and "B.ts" in message and "> 0" not in message, message
 
 
 def test_empty_windows(spark, a, b):

@@ -12,6 +12,7 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pyspark.errors import AnalysisException
 
 import wjoin
 from helpers import bag, rows_of
@@ -153,35 +154,34 @@ def test_how_errors(spark, two_inputs):
 
 
 @pytest.mark.parametrize("how", list(SPARK_HOW))
-def test_python_udf_filters_the_input_it_reads(spark, two_inputs, how):
-    """A Python UDF over a non-anchor input (any input of left_semi) filters that input before
-    the W-join: the answer equals the same predicate as a SQL expression."""
+def test_python_udf_over_one_input_is_part_of_the_join_predicate(spark, two_inputs, how):
+    """A Python UDF over one input, the anchor included, also with a ROWS window on it, gives
+    the answer of the same predicate written as a SQL expression; one over two inputs is
+    refused, from the API and from SQL."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BooleanType
     a, b = two_inputs
     odd = F.udf(lambda v: v is not None and v % 2 == 1, BooleanType(), useArrow=False)
-    cases = [(odd(F.col("B.v")), F.coalesce(F.col("B.v") % 2 == 1, F.lit(False)))]
-    if how == "left_semi":
-        cases.append((odd(F.col("A.v")), F.coalesce(F.col("A.v") % 2 == 1, F.lit(False))))
-    for python, sql in cases:
-        def joined(predicate):
-            return wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), predicate], time="ts",
-                               windows={("A", "B"): (-2, 3)}, how=how)
-        expected = rows_of(joined(sql))
-        assert rows_of(joined(python)) == expected
-        assert expected != rows_of(wjoin.wjoin({"A": a, "B": b}, on="k", time="ts", windows={("A", "B"): (-2, 3)},
-                                               how=how))
-    if how != "left_semi":
-        with pytest.raises(ValueError, match="WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN"):
-            wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), odd(F.col("A.v"))], time="ts",
-                        window=3, how=how)
-    with pytest.raises(ValueError, match="WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN"):
+    for name in ("A", "B"):
+        for windows in ({("A", "B"): (-2, 3)}, f"DWINDOW(A,B) = [-2, 3] AND ROWS({name}) = 3"):
+            def joined(predicate):
+                return wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), predicate], time="ts",
+                                   windows=windows, how=how, algorithm="mw")
+            expected = rows_of(joined(F.coalesce(F.col(f"{name}.v") % 2 == 1, F.lit(False))))
+            assert rows_of(joined(odd(F.col(f"{name}.v")))) == expected
+            assert expected != rows_of(joined(F.lit(True)))
+    with pytest.raises(ValueError, match=r"WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN.*over several inputs"):
         wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), odd(F.col("A.v") + F.col("B.v"))],
                     time="ts", window=3, how=how)
-    # B's ROWS window counts B's rows as given: filtering B first would count others.
-    with pytest.raises(ValueError, match="WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN"):
-        wjoin.wjoin({"A": a, "B": b}, on=[F.col("A.k") == F.col("B.k"), odd(F.col("B.v"))], time="ts",
-                    windows="WINDOW = 3 AND ROWS(B) = 2", algorithm="mw", how=how)
+    spark.udf.register("wjoin_odd", lambda v: v is not None and v % 2 == 1, BooleanType())
+    a.createOrReplaceTempView("how_udf_a")
+    b.createOrReplaceTempView("how_udf_b")
+    join = {"left": "LEFT OUTER", "left_semi": "LEFT SEMI", "left_anti": "LEFT ANTI"}[how]
+    query = ("SELECT A.k FROM how_udf_a A, how_udf_b B WINDOW = 3 USING TIME ts USING {} JOIN "
+             "WHERE A.k = B.k AND wjoin_odd({})")
+    assert rows_of(spark.sql(query.format(join, "B.v"))) == rows_of(spark.sql(query.format(join, "B.v % 2 = 1")))
+    with pytest.raises(AnalysisException, match=r"WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN"):
+        spark.sql(query.format(join, "A.v + B.v")).schema
 
 
 def test_never_completed_example(spark, tmp_path):

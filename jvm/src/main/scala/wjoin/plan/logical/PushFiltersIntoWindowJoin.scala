@@ -19,9 +19,8 @@ import wjoin.core.{JoinHow, StreamRows}
  * through outer and semi joins: a filter above moves only into the anchor (its other
  * conjuncts test NULL-padded rows of a left join and stay above); a conjunct of the join
  * condition over one input moves into that input unless it is the anchor (an anchor row that
- * fails it is still output by left and left_anti), except for left_semi, where it may. A
- * Python UDF conjunct of such a W-join's condition is placed by the same rule when the W-join
- * is built ([[PythonConjuncts]]).
+ * fails it is still output by left and left_anti), except for left_semi, where it may (Python
+ * UDFs included: [[PythonConjuncts]]).
  */
 object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper {
   def callsPython(e: Expression): Boolean = e.exists(_.isInstanceOf[PythonFuncExpression])
@@ -56,10 +55,7 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
   }
 
   /** A condition conjunct may filter input i first: any input of an inner or left_semi W-join, else not the anchor. */
-  private def mayFilter(w: WindowJoin, i: Int): Boolean = mayFilterFirst(w.how, i)
-
-  /** [[mayFilter]], before the W-join is built. */
-  def mayFilterFirst(how: JoinHow, i: Int): Boolean = i > 0 || how == JoinHow.Inner || how == JoinHow.LeftSemi
+  private def mayFilter(w: WindowJoin, i: Int): Boolean = i > 0 || w.how == JoinHow.Inner || w.how == JoinHow.LeftSemi
 
   /** Only the anchor's own rows: the anchor has no ROWS window. */
   private def anchorOnly(w: WindowJoin, c: Expression): Boolean = {

@@ -28,7 +28,7 @@ import wjoin.request.{OutputNames, RequestLimits, TimeColumns, WJoinRequest}
  *           ─ each input under SubqueryAlias(name) with its own attribute ids
  *           ─ time columns (one kind) ─ key equalities of `on` ─ Python UDF conjuncts apart
  *           ─ window terms ─ closed WindowMatrix (contradictions, unbounded inputs)
- *   = WindowJoin (a Union of two for bidirectional), its Python UDFs in Filters ([[PythonConjuncts]]), under a
+ *   = WindowJoin (a Union of two for bidirectional), under a Filter for an inner one's Python UDFs and a
  *     Project keeping each `on` column once and naming the columns ([[OutputNaming]])
  * }}}
  */
@@ -95,10 +95,10 @@ object WindowJoinBuilder extends PredicateHelper {
       cols.tail.map(c => EqualTo(cols.head, c))
     }
     requireConditionColumns(request.condition, children, inputNames, resolver)
-    // Python UDFs run in a Filter (Spark extracts them only from Filter and Project): see PythonConjuncts.
-    val (pythonConjuncts, userConjuncts) = request.condition.toSeq
-      .flatMap(PythonConjuncts.split).partition(PushFiltersIntoWindowJoin.callsPython)
-    val condition = (keyEqualities ++ userConjuncts).reduceOption(And)
+    // Where Python UDFs run: see PythonConjuncts (inner: a Filter above; else in the condition).
+    val (pythonAbove, joinConjuncts) = request.condition.toSeq.flatMap(PythonConjuncts.split)
+      .partition(c => !how.anchored && PushFiltersIntoWindowJoin.callsPython(c))
+    val condition = (keyEqualities ++ joinConjuncts).reduceOption(And)
 
     val terms: Seq[WindowTerm] =
       request.window.map(w => UniformWindow(Durations.parse(w, integral, "window"), s"WINDOW = $w")).toSeq ++
@@ -116,14 +116,8 @@ object WindowJoinBuilder extends PredicateHelper {
       }
     }
 
-    val (inputs, pythonAbove) = if (!how.anchored) (children, pythonConjuncts) else
-      PythonConjuncts.placeOnInputs(pythonConjuncts, children, how, spec.rowLimits, resolver) match {
-        case Right(filtered) => (filtered, Nil)
-        case Left(unplaced) => WJoinErrors.raise("WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN",
-          "how" -> how, "condition" -> unplaced.map(_.sql).mkString(" AND "))
-      }
     val output = WindowJoin.outputOf(children, times.head, how)
-    val forward = WindowJoin(inputs, inputNames, times, condition, spec, request.algorithm.toOption, output,
+    val forward = WindowJoin(children, inputNames, times, condition, spec, request.algorithm.toOption, output,
       accessSpec, how, resourceLimits)
     val join = if (!request.bidirectional) forward else {
       Union(Seq(forward, forward.copy(windows = reversedPath(terms, inputNames, spec))))

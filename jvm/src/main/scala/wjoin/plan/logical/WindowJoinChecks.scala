@@ -18,7 +18,8 @@ import wjoin.errors.WJoinErrors
  * A post-hoc resolution rule that changes nothing, not a check rule: Spark wraps what check
  * rules throw in an `ExtendedAnalysisException`, which keeps the condition but not our SQLSTATE.
  *
- *  - the condition: a boolean;
+ *  - the condition: a boolean; of a left / left_semi / left_anti W-join, no Python UDF over
+ *    several inputs ([[PythonConjuncts]]);
  *  - streams: a timestamp time column with a watermark on every input;
  *  - algorithm 'hw': an equality key shared by all inputs;
  *  - forced access paths: each one possible (hash: a key; trees: a band or inequality
@@ -34,6 +35,9 @@ object WindowJoinChecks extends Rule[LogicalPlan] with PredicateHelper {
       WJoinErrors.raise("WJOIN_CONDITION_NOT_BOOLEAN", "condition" -> c.sql, "type" -> c.dataType.simpleString)
     case w: WindowJoin if w.resolved =>
       if (w.isStreaming) checkStreaming(w)
+      val python = if (w.how.anchored) PythonConjuncts.overSeveralInputs(w) else Nil
+      WJoinErrors.check(python.isEmpty, "WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN",
+        Seq("how" -> w.how, "condition" -> python.map(PythonConjuncts.qualifiedSql(w, _)).mkString(" AND ")))
       val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), conditionWithFiltersAbove(plan, w))
       WJoinErrors.check(!w.algorithm.contains(Algorithm.HW) || analysis.hasKey, "WJOIN_HW_NEEDS_KEY", Nil)
       if (w.access.request.forced.exists(_.isDefined)) {
