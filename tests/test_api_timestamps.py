@@ -78,25 +78,19 @@ def test_timestamp_ntz_time_columns(spark):
     assert rows_of(joined) == bag([(1, minutes(0), minutes(3)), (1, minutes(4), minutes(3))])
 
 
-def test_sub_second_windows(spark):
+# A window below a second, also one of fractional milliseconds (16.1 ms is exactly 16100 us):
+# B at its end joins, one microsecond after it does not.
+@pytest.mark.parametrize("window, inside_us, outside_us", [
+    ("250 milliseconds", 250_000, 250_001),
+    (dt.timedelta(microseconds=250_999), 250_999, 251_000),
+    ("16.1 milliseconds", 16_100, 16_101),
+])
+def test_sub_second_windows(spark, window, inside_us, outside_us):
     t = dt.datetime(2024, 1, 1)
     a = spark.createDataFrame([(t,)], "t timestamp")
-    b = spark.createDataFrame([(t + dt.timedelta(milliseconds=250),), (t + dt.timedelta(milliseconds=251),)],
-                              "t timestamp")
-    joined = wjoin.wjoin([a, b], window="250 milliseconds")
-    assert rows_of(joined) == [(t, t + dt.timedelta(milliseconds=250))]
-    joined = wjoin.wjoin([a, b], window=dt.timedelta(microseconds=250999))
-    assert rows_of(joined) == [(t, t + dt.timedelta(milliseconds=250))]
-
-
-def test_fractional_milliseconds_window(spark):
-    # 16.1 ms is exactly 16100 microseconds.
-    t = dt.datetime(2024, 1, 1)
-    a = spark.createDataFrame([(t,)], "t timestamp")
-    b = spark.createDataFrame([(t + dt.timedelta(microseconds=16100),), (t + dt.timedelta(microseconds=16101),)],
-                              "t timestamp")
-    joined = wjoin.wjoin([a, b], window="16.1 milliseconds")
-    assert rows_of(joined) == [(t, t + dt.timedelta(microseconds=16100))]
+    b = spark.createDataFrame([(t + dt.timedelta(microseconds=us),) for us in (inside_us, outside_us)], "t timestamp")
+    joined = wjoin.wjoin([a, b], window=window)
+    assert rows_of(joined) == [(t, t + dt.timedelta(microseconds=inside_us))]
 
 
 def test_huge_integral_window_is_not_a_contradiction(spark):
