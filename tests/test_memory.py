@@ -1,4 +1,5 @@
-"""A W-join whose windows do not fit in memory fails with WJOIN_WINDOW_MEMORY_EXCEEDED, not a JVM
+"""A W-join whose windows do not fit in memory fails with WJOIN_WINDOW_MEMORY_EXCEEDED (a broadcast
+input's index: WJOIN_BROADCAST_MEMORY_EXCEEDED), not a JVM
 OutOfMemoryError that takes the executor down.
 
 The windows are Spark execution memory of their task (a MemoryConsumer): on Spark's `local-cluster`
@@ -46,6 +47,19 @@ CHILD = textwrap.dedent('''
         print("COUNT", a.wjoin(b, c, on=band, time="ts", window="1000 seconds").count())
     except Exception as e:
         print("ERROR", type(e).__name__, " ".join(str(e).split("\\n")[:3]))
+    # A broadcast input whose index does not fit (the plan forced past Spark's estimate): keyed,
+    # C the largest is streamed, B's million rows are broadcast.
+    spark.conf.set("spark.wjoin.broadcastBytes", str(1 << 30))
+
+    def keyed(name, n):
+        return spark.range(n).select((F.col("id") % 1000).alias("k"),
+                                     (F.lit(1700000000) + F.col("id") % 1000).cast("timestamp").alias("ts")).alias(name)
+    joined = keyed("A", 10).wjoin(keyed("B", 1000000), keyed("C", 2000000), on="k", window="1000 seconds")
+    print("PLAN", "BroadcastWindowJoin" in joined._jdf.queryExecution().executedPlan().toString())
+    try:
+        print("COUNT", joined.count())
+    except Exception as e:
+        print("ERROR", type(e).__name__, " ".join(str(e).split("\\n")[:3]))
     # The executor survives: the session still runs jobs on the same one.
     print("AFTER", spark.range(1000).count())
     print("SAME EXECUTORS", executors() == before, len(before))
@@ -60,9 +74,14 @@ def test_windows_too_large_for_memory_fail_with_the_condition_not_an_out_of_memo
     done = subprocess.run([sys.executable, str(child)], capture_output=True, text=True, timeout=300, env=env)
     out = done.stdout
     assert done.returncode == 0, out[-3000:] + done.stderr[-5000:]
-    error = next((line for line in out.splitlines() if line.startswith("ERROR ")), "")
-    assert "[WJOIN_WINDOW_MEMORY_EXCEEDED]" in error, out[-3000:] + done.stderr[-5000:]
-    assert "SQLSTATE: 53200" in error and "the window of input " in error and "spark.executor.memory" in error
+    errors = [line for line in out.splitlines() if line.startswith("ERROR ")]
+    assert len(errors) == 2, out[-3000:] + done.stderr[-5000:]
+    assert "[WJOIN_WINDOW_MEMORY_EXCEEDED]" in errors[0], out[-3000:] + done.stderr[-5000:]
+    assert "SQLSTATE: 53200" in errors[0] and "the window of input " in errors[0] and "spark.executor.memory" in errors[0]
+    # A broadcast input says so, and how to take the shuffled plan.
+    assert "PLAN True" in out.splitlines(), out
+    assert "[WJOIN_BROADCAST_MEMORY_EXCEEDED] the broadcast input B " in errors[1], errors[1]
+    assert "spark.wjoin.broadcastBytes=-1" in errors[1] and "SQLSTATE: 53200" in errors[1], errors[1]
     assert "OutOfMemoryError" not in out + done.stderr
     assert "AFTER 1000" in out.splitlines(), out
     assert "SAME EXECUTORS True 2" in out.splitlines(), out  # the driver's block manager and the executor's

@@ -59,17 +59,28 @@ object TaskWindowMemory {
   def ledger(names: WindowNames): WindowMemory = new WindowMemory(RowSizes, WindowMemory.DefaultChunk, refusal(names))
 
   /**
+   * The memory of a broadcast input's index, bound to the running task: refused, it says that
+   * the broadcast plan's estimate was short, and how to take the shuffled plan instead.
+   */
+  def forBroadcast(names: WindowNames): WindowMemory = bound(new WindowMemory(RowSizes, WindowMemory.DefaultChunk,
+    (input, rows, held, asked) => WJoinErrors.fail("WJOIN_BROADCAST_MEMORY_EXCEEDED", "input" -> names.inputs(input),
+      "rows" -> rows, "held" -> WJoinConf.bytesText(held), "asked" -> WJoinConf.bytesText(asked))))
+
+  /** `memory` bound to the running task; outside a task (the warm-up), unaccounted. */
+  private def bound(memory: => WindowMemory): WindowMemory = Option(TaskContext.get()) match {
+    case None => WindowMemory.Unaccounted
+    case Some(_) =>
+      val m = memory
+      bindToTask(m)
+      m
+  }
+
+  /**
    * The windows' memory of the running task: a ledger bound to the task's memory until the
    * task ends; unaccounted outside a task (the first query's warm-up runs an evaluator on the
    * driver, with no task).
    */
-  def apply(names: WindowNames): WindowMemory = Option(TaskContext.get()) match {
-    case None => WindowMemory.Unaccounted
-    case Some(_) =>
-      val memory = ledger(names)
-      bindToTask(memory)
-      memory
-  }
+  def apply(names: WindowNames): WindowMemory = bound(ledger(names))
 
   /**
    * Binds `memory` (a new ledger, or a kept streaming engine's) to the running task: what its

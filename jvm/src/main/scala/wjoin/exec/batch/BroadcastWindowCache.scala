@@ -20,7 +20,7 @@ import wjoin.core.BroadcastWindow
  * }}}
  *
  * Memory. A window is built in a task, charged to its execution memory (refused:
- * `WJOIN_WINDOW_MEMORY_EXCEEDED`, naming the input); once built it belongs to no task, so its
+ * `WJOIN_BROADCAST_MEMORY_EXCEEDED`, naming the input); once built it belongs to no task, so its
  * bytes move to Spark's storage memory ([[KeptEngineMemory]], where data held across tasks is
  * counted), if the pool has them free without evicting a cached block and all shared windows
  * stay within [[MemoryShare]] of the memory Spark manages. Entries are released when Spark no

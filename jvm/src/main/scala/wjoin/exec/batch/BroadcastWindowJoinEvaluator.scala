@@ -96,7 +96,7 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
       k += 1
     }
     def joinable[T](a: Array[T]): Array[T] = if (m == a.length) a else a.slice(0, m)
-    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory(names), joinable(keys), joinable(times), joinable(rows))
+    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory.forBroadcast(names), joinable(keys), joinable(times), joinable(rows))
   }
 }
 
