@@ -11,7 +11,7 @@ import pytest
 from pyspark.sql import functions as F
 
 import wjoin
-from helpers import rows_of
+from helpers import executed_plan, rows_of
 
 ALGORITHMS = ["auto", "nlw", "hw", "mw"]
 T0 = dt.datetime(2024, 5, 6, 7, 0, 0)
@@ -230,6 +230,18 @@ def test_negative_lower_bound_on_timestamps_equals_spark_interval_join(spark):
     for windows in ("DWINDOW(A,B) = [-1.5 seconds, 3 seconds]", "DWINDOW(A,B) = [INTERVAL -1.5 SECONDS, 3 seconds]",
                     [wjoin.directed("A", "B", dt.timedelta(seconds=3), dt.timedelta(seconds=-1.5))]):
         assert rows_of(wjoin.wjoin(dfs, on="k", windows=windows)) == expected, windows
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_key_of_mixed_integral_widths_is_a_hash_key(spark, three_way, algorithm):
+    """on="k" over int, bigint and smallint columns: one hash key (each side widened to bigint;
+    Spark's coercion writes CAST(A.k AS BIGINT) = B.k AND A.k = C.k), the same answer."""
+    (a, b, c), expected = three_way
+    inputs = [a, b.withColumn("k", F.col("k").cast("bigint")), c.withColumn("k", F.col("k").cast("smallint"))]
+    joined = wjoin.wjoin(inputs, on="k", time="ts", window=4, algorithm=algorithm)
+    assert rows_of(joined) == expected
+    plan = executed_plan(joined)
+    assert "keys=none" not in plan and "CAST(C.k AS BIGINT)" in plan, plan
 
 
 @pytest.mark.parametrize("algorithm", ["hw", "mw", "nlw"])

@@ -2,7 +2,7 @@ package wjoin.plan
 
 import scala.collection.mutable
 
-import org.apache.spark.sql.catalyst.expressions.{AttributeSet, EqualTo, Expression, PredicateHelper}
+import org.apache.spark.sql.catalyst.expressions.{AttributeSet, Cast, EqualTo, Expression, PredicateHelper}
 import org.apache.spark.sql.types._
 
 /**
@@ -13,6 +13,11 @@ import org.apache.spark.sql.types._
  * expression from every input, all of one type whose SQL equality is binary equality, is a
  * key component: rows are hash-partitioned and bucketed on it, and its equalities leave the
  * residual. Everything else (other equalities, ranges, UDFs) stays in the residual.
+ *
+ * Integral columns of different widths (`on="k"` over int and bigint columns) are one class:
+ * Spark's type coercion writes `CAST(A.k AS BIGINT) = B.k AND A.k = C.k`, so a widening cast
+ * is looked through, and each member is keyed widened to the class's widest type (exact: a
+ * widening is injective and keeps equality).
  *
  * @param keys            per input, one expression per key component (empty: no shared key)
  * @param keyEqualities   the conjuncts the keys guarantee
@@ -36,6 +41,16 @@ object JoinConditionAnalysis extends PredicateHelper {
     case _ => false
   }
 
+  /** Integral types, narrowest first. */
+  private val Integral: Seq[DataType] = Seq(ByteType, ShortType, IntegerType, LongType)
+
+  /** `e` without the widening casts of integral values type coercion adds. */
+  private def unwidened(e: Expression): Expression = e match {
+    case c: Cast if Integral.contains(c.dataType) && Integral.contains(c.child.dataType) &&
+        Integral.indexOf(c.child.dataType) <= Integral.indexOf(c.dataType) => unwidened(c.child)
+    case other => other
+  }
+
   /** The one input whose columns `e` references, if any. */
   def inputOf(e: Expression, inputs: Seq[AttributeSet]): Option[Int] =
     if (e.references.isEmpty || !e.deterministic) None
@@ -52,7 +67,8 @@ object JoinConditionAnalysis extends PredicateHelper {
       if (p == x) x else { val root = find(p); parent(x) = root; root }
     }
     val candidates = conjuncts.flatMap {
-      case eq @ EqualTo(l, r) if l.dataType == r.dataType && isHashable(l.dataType) =>
+      case eq @ EqualTo(wl, wr) if wl.dataType == wr.dataType && isHashable(wl.dataType) =>
+        val (l, r) = (unwidened(wl), unwidened(wr))
         (inputOf(l, inputs), inputOf(r, inputs)) match {
           case (Some(i), Some(j)) if i != j =>
             val (a, b) = ((i, l.canonicalized), (j, r.canonicalized))
@@ -65,12 +81,18 @@ object JoinConditionAnalysis extends PredicateHelper {
       case _ => None
     }
     val classes = parent.keys.toSeq.groupBy(find).values.toSeq
-      .filter(members => members.size == n && members.map(_._1).toSet.size == n &&
-        members.map(m => original(m).dataType).distinct.size == 1)
+      .filter(members => members.size == n && members.map(_._1).toSet.size == n && {
+        val types = members.map(m => original(m).dataType).distinct
+        types.size == 1 || types.forall(Integral.contains)
+      })
       .sortBy(members => parent.keys.toSeq.indexOf(members.head))
     val inKeyClass = classes.flatten.toSet
-    val keys = if (classes.isEmpty) Nil
-      else (0 until n).map(i => classes.map(members => original(members.find(_._1 == i).get)))
+    def keyOf(members: Seq[(Int, Expression)], i: Int): Expression = {
+      val widest = members.map(m => original(m).dataType).maxBy(t => Integral.indexOf(t))
+      val e = original(members.find(_._1 == i).get)
+      if (e.dataType == widest) e else Cast(e, widest)
+    }
+    val keys = if (classes.isEmpty) Nil else (0 until n).map(i => classes.map(keyOf(_, i)))
     val guaranteed = candidates.collect { case (eq, (a, b)) if inKeyClass(a) && inKeyClass(b) => eq }
     JoinConditionAnalysis(keys, guaranteed, conjuncts.filterNot(c => guaranteed.exists(_ eq c)))
   }
