@@ -1,6 +1,6 @@
 """A W-join whose windows do not fit in memory fails with WJOIN_WINDOW_MEMORY_EXCEEDED (a broadcast
-input's index: WJOIN_BROADCAST_MEMORY_EXCEEDED), not a JVM
-OutOfMemoryError that takes the executor down.
+input's index: the shuffled plan instead, or with spark.wjoin.broadcastFallback=false
+WJOIN_BROADCAST_MEMORY_EXCEEDED), not a JVM OutOfMemoryError that takes the executor down.
 
 The windows are Spark execution memory of their task (a MemoryConsumer): on Spark's `local-cluster`
 master (one worker whose executor JVM has a 512 MB heap, killed by nothing but its own errors) in a
@@ -48,8 +48,33 @@ CHILD = textwrap.dedent('''
     except Exception as e:
         print("ERROR", type(e).__name__, " ".join(str(e).split("\\n")[:3]))
     # A broadcast input whose index does not fit (the plan forced past Spark's estimate): keyed,
-    # C the largest is streamed, B's million rows are broadcast.
+    # the largest input streamed, B's million rows broadcast. By default the plan checks the
+    # collected rows and runs shuffled (its windows hold 2000 seconds of rows, not all of B).
     spark.conf.set("spark.wjoin.broadcastBytes", str(1 << 30))
+    spark.conf.set("spark.wjoin.smallInputBytes", "-1")  # 2 MB of inputs: not one task
+
+    def spread(name, n, step):
+        return spark.range(n).select((F.col("id") % 1000).alias("k"),
+                                     (F.lit(1700000000) + F.col("id") * step).cast("timestamp").alias("ts")).alias(name)
+    spreads = spread("A", 10, 10000).wjoin(spread("B", 100000, 1), spread("C", 150000, 1), on="k", window="2000 seconds")
+    print("PLAN", "BroadcastWindowJoin" in spreads._jdf.queryExecution().executedPlan().toString())
+
+    def fallbacks(df):  # df's rows, and its broadcast node's numBroadcastFallbacks
+        rows = len(df.collect())
+        todo = [df._jdf.queryExecution().executedPlan()]
+        while todo:
+            p = todo.pop()
+            if p.getClass().getSimpleName() == "AdaptiveSparkPlanExec":
+                todo.append(p.executedPlan())
+            elif p.getClass().getSimpleName().endswith("QueryStageExec"):  # a leaf holding its plan
+                todo.append(p.plan())
+            elif p.getClass().getSimpleName() == "BroadcastWindowJoinExec":
+                return rows, p.metrics().apply("numBroadcastFallbacks").value()
+            else:
+                todo += [p.children().apply(i) for i in range(p.children().size())]
+    print("FALLBACK %d %d" % fallbacks(spreads))
+    # Without the check: the broadcast plan fails with the condition (every row of B in 1000 s).
+    spark.conf.set("spark.wjoin.broadcastFallback", "false")
 
     def keyed(name, n):
         return spark.range(n).select((F.col("id") % 1000).alias("k"),
@@ -78,8 +103,11 @@ def test_windows_too_large_for_memory_fail_with_the_condition_not_an_out_of_memo
     assert len(errors) == 2, out[-3000:] + done.stderr[-5000:]
     assert "[WJOIN_WINDOW_MEMORY_EXCEEDED]" in errors[0], out[-3000:] + done.stderr[-5000:]
     assert "SQLSTATE: 53200" in errors[0] and "the window of input " in errors[0] and "spark.executor.memory" in errors[0]
-    # A broadcast input says so, and how to take the shuffled plan.
-    assert "PLAN True" in out.splitlines(), out
+    # The broadcast plan, checked once its inputs were collected: shuffled instead, the same rows
+    # (A's 10 rows k = i at 10000 i: 9 pairs of B and C for i = 0, 14 for each other i).
+    assert out.splitlines().count("PLAN True") == 2, out
+    assert "FALLBACK 135 1" in out.splitlines(), out
+    # Without the check, a broadcast input says so, and how to take the shuffled plan.
     assert "[WJOIN_BROADCAST_MEMORY_EXCEEDED] the broadcast input B " in errors[1], errors[1]
     assert "spark.wjoin.broadcastBytes=-1" in errors[1] and "SQLSTATE: 53200" in errors[1], errors[1]
     assert "OutOfMemoryError" not in out + done.stderr

@@ -63,6 +63,8 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   val numRechosenPartitions: Option[SQLMetric] = opt(RechosenPartitions)
   /** Broadcast plan: the broadcast inputs indexed (once per executor and run), and the time it took. */
   val numBroadcastBuilds: Option[SQLMetric] = opt(BroadcastBuilds)
+  /** Broadcast plan: 1 when the run took the shuffled plan instead (`BroadcastFallback`). */
+  val numBroadcastFallbacks: Option[SQLMetric] = opt(BroadcastFallbacks)
   val broadcastBuildTime: Option[SQLMetric] = all.get(BroadcastBuildTime.key)
   // Streaming only.
   val numRowsDroppedByWatermark: Option[SQLMetric] = all.get("numRowsDroppedByWatermark")
@@ -178,6 +180,7 @@ object WindowJoinMetrics {
   val RechosenPartitions = Declared("numRechosenPartitions",
     "partitions that re-chose access paths or probe orders at run time")
   val BroadcastBuilds = Declared("numBroadcastBuilds", "broadcast inputs indexed (each once per executor)")
+  val BroadcastFallbacks = Declared("numBroadcastFallbacks", "runs of the shuffled plan instead (index over a task's memory)")
   val BroadcastBuildTime = Declared("broadcastBuildTime", "time to index the broadcast inputs")
   val RestoredStateRows = Declared("numRestoredStateRows",
     "state rows read back from the state store to rebuild an engine (0 while engines are kept in memory)")
@@ -214,7 +217,7 @@ object WindowJoinMetrics {
       perInput ++
       when(residual)(PredicateEvals) ++ when(refined)(RefineRejections) ++ when(limits)(ShedRows, ShedProbes) ++
       when(bidirectional)(ExcludedCombinations) ++ when(!streaming && !broadcast)(PeakBufferedRows) ++
-      when(broadcast)(BroadcastBuilds) ++
+      when(broadcast)(BroadcastBuilds, BroadcastFallbacks) ++
       when(banded)(TimeBands, ReplicatedRows, ForeignCombinations) ++
       when(!streaming && rechecked)(CheckedPartitions, RechosenPartitions) ++
       when(streaming)(RestoredStateRows) ++ when(streaming && anchored)(UndecidedAnchorRows) ++

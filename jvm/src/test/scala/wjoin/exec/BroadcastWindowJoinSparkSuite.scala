@@ -9,6 +9,7 @@ import org.apache.spark.sql.wjoin.WJoinConf
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.exec.batch.{BroadcastWindowCache, BroadcastWindowJoinExec, WindowJoinExec}
+import wjoin.plan.physical.BroadcastFallback
 import wjoin.testkit.{NullableRows, SharedSparkSession}
 import wjoin.WJoin
 
@@ -135,5 +136,38 @@ class BroadcastWindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession 
     assert("partitioning=broadcast B, C \\([0-9.]+ KiB <= spark.wjoin.broadcastBytes 10.0 MiB\\), A streamed \\([0-9.]+ KiB\\) without a shuffle"
       .r.findFirstIn(text).isDefined, text)
     assert(text.contains("BroadcastExchange") && !text.contains("Exchange hashpartitioning"), text)
+  }
+
+  test("the shuffled plan it falls back to gives the broadcast plan's rows, with and without adaptive execution") {
+    def rowsOf(p: SparkPlan): Seq[String] =
+      p.executeCollect().map(_.toSeq(p.output.map(_.dataType)).mkString(",")).sorted.toSeq
+    for (adaptive <- Seq("true", "false"); keyed <- Seq(true, false))
+      withConf("spark.sql.adaptive.enabled" -> adaptive, WJoinConf.TimeBandsKey -> "4") {
+        val b = WJoin("A" -> ins(0), "B" -> ins(1), "C" -> ins(1)).time("t").window("6")
+        val (rows, plan) = run("10MB")((if (keyed) b.on("k") else b).toDF)
+        val exec = broadcastOf(plan).getOrElse(fail(plan.toString))
+        val fallback = BroadcastFallback.shuffled(exec)
+        val what = s"adaptive=$adaptive keyed=$keyed\n$fallback"
+        val shuffled = collect(fallback) { case e: WindowJoinExec => e }.head
+        assert(shuffled.hashPartitioned == keyed && shuffled.banded == !keyed, what)
+        // B twice: adaptive execution reuses its broadcast, read again below the reuse.
+        assert(collect(fallback) { case s: ShuffleExchangeLike => s }.size == (if (keyed) 3 else 0), what)
+        val fromBroadcast = rowsOf(exec)
+        assert(fromBroadcast.size == rows.size && rows.nonEmpty, what)
+        assert(rowsOf(fallback) == fromBroadcast, what)
+      }
+  }
+
+  test("it falls back when the collected inputs' index is over half a task's share of the smallest executor") {
+    val mib = 1L << 20
+    assert(BroadcastFallback.share(Nil, 4).isEmpty, "no executor registered: nothing to check")
+    assert(BroadcastFallback.share(Seq(400 * mib), 2).contains(100 * mib), "local[2]: pool / (2 x 2)")
+    assert(BroadcastFallback.share(Seq(400 * mib, 300 * mib), 8).contains(300 * mib / 8), "4 slots each")
+    assert(BroadcastFallback.share(Seq(300 * mib, 300 * mib), 3).contains(300 * mib / 4), "slots rounded up")
+    assert(BroadcastFallback.Check(10 * mib, 10 * mib).fits && !BroadcastFallback.Check(10 * mib + 1, 10 * mib).fits)
+    assert(BroadcastFallback.Check(229 * mib, 46 * mib).describe == "index 229.0 MiB > task share 46.0 MiB")
+    // This session's one local executor: a share, and small inputs keep the broadcast plan.
+    val check = BroadcastFallback.check(spark.sparkContext, 1000)
+    assert(check.exists(_.fits), check.toString)
   }
 }

@@ -9,11 +9,12 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, SortOrd
 import org.apache.spark.sql.catalyst.plans.physical._
 import org.apache.spark.sql.execution.{SQLExecution, SparkPlan}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
+import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.JoinHow
 import wjoin.exec.codec.RowCodec
 import wjoin.plan.logical.WindowJoin
-import wjoin.plan.physical.{BroadcastPlan, WindowJoinPlanner}
+import wjoin.plan.physical.{BroadcastFallback, BroadcastPlan, WindowJoinPlanner}
 import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
 
 /**
@@ -65,29 +66,54 @@ case class BroadcastWindowJoinExec(
 
   override lazy val metrics: Map[String, SQLMetric] = WindowJoinMetrics.batchMetrics(sparkContext, metricPlan)
 
-  override def partitioningText: String = broadcast.describe(inputNames)
+  override def partitioningText: String = broadcast.describe(inputNames) +
+    (if (WJoinConf.broadcastFallback(conf)) "; shuffled if their index outgrows a task's memory" else "")
 
   override protected def doExecute(): RDD[InternalRow] = {
     val broadcasts = children.indices.filter(_ != streamed).map(i => i -> children(i).executeBroadcast[Array[InternalRow]]())
     val codec = broadcastCodec
     val typed = joinMetrics
-    // The broadcast inputs' rows, counted once here (every executor indexes them again).
+    // The broadcast inputs' rows, counted once here (every executor indexes them again), and
+    // what their index will take.
     var read = 0L
     var nulls = 0L
+    var indexBytes = 0L
     for ((i, b) <- broadcasts) {
       val rows = PackedRows.unpack(b.value, children(i).output.length)
-      val joinable = rows.count(codec.joinable(i))
+      val joinable = codec.joinable(i)
+      var kept = 0L
+      for (row <- rows if joinable(row)) {
+        kept += 1
+        indexBytes += TaskWindowMemory.RowSizes.sizeOf(row) + BroadcastFallback.SlotBytes
+      }
       read += rows.length
-      nulls += rows.length - joinable
-      typed.numInputRowsOf(i).set(joinable.toLong)
+      nulls += rows.length - kept
+      typed.numInputRowsOf(i).set(kept)
     }
+    val check = BroadcastFallback.check(sparkContext, indexBytes)
+    if (BroadcastFallback.falls(this, check)) return shuffled(check.get, typed)
     typed.numInputRows.set(read)
     typed.numNullRows.set(nulls)
-    SQLMetrics.postDriverMetricUpdates(sparkContext, sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY),
-      typed.numInputRows +: typed.numNullRows +: broadcasts.map(b => typed.numInputRowsOf(b._1)))
+    post(typed.numInputRows +: typed.numNullRows +: broadcasts.map(b => typed.numInputRowsOf(b._1)))
     val evaluator = new BroadcastWindowJoinEvaluator(codec, typed, streamed,
       broadcasts.map { case (i, b) => (i, children(i).output.length, b) }, UUID.randomUUID().toString, windowNames)
     children(streamed).execute().mapPartitionsWithIndex(evaluator.eval, preservesPartitioning = false)
+  }
+
+  private def post(metrics: Seq[SQLMetric]): Unit =
+    SQLMetrics.postDriverMetricUpdates(sparkContext, sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY), metrics)
+
+  /**
+   * The shuffled plan's rows ([[BroadcastFallback]]): that plan's engine counters stay in its
+   * own metrics (no node of the query shows them); this node counts the output rows.
+   */
+  private def shuffled(check: BroadcastFallback.Check, typed: WindowJoinMetrics): RDD[InternalRow] = {
+    logWarning(s"W-join ${inputNames.mkString(", ")}: the broadcast inputs' ${check.describe} of an executor; " +
+      s"running the shuffled plan instead (${WJoinConf.BroadcastFallbackKey})")
+    typed.numBroadcastFallbacks.foreach(_.set(1L))
+    typed.numBroadcastFallbacks.foreach(m => post(Seq(m)))
+    val out = typed.numOutputRows
+    BroadcastFallback.shuffled(this).execute().mapPartitions(_.map { row => out += 1; row }, preservesPartitioning = true)
   }
 
   /**

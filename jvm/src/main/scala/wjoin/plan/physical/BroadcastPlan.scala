@@ -41,8 +41,11 @@ import wjoin.plan.logical.WindowJoin
  * @param bytes      the broadcast inputs' estimated size, summed
  * @param threshold  the setting in effect
  * @param streamedBytes the streamed input's estimate (EXPLAIN); None: unknown to Spark
+ * @param shuffledBands the time bands of the shuffled plan, should the collected inputs not
+ *                      fit ([[BroadcastFallback]]); 1 with a key
  */
-final case class BroadcastPlan(streamed: Int, bytes: BigInt, threshold: Long, streamedBytes: Option[BigInt]) {
+final case class BroadcastPlan(streamed: Int, bytes: BigInt, threshold: Long, streamedBytes: Option[BigInt],
+    shuffledBands: Int = 1) {
   /** EXPLAIN's partitioning: "broadcast B, C (1.2 MiB <= spark.wjoin.broadcastBytes 10.0 MiB), A streamed". */
   def describe(names: Seq[String]): String =
     s"broadcast ${names.indices.filter(_ != streamed).map(names).mkString(", ")} " +

@@ -245,6 +245,8 @@ object WindowJoinPlanner {
    *  - Else every input but the largest broadcast, when they are small enough and the W-join
    *    allows it ([[BroadcastPlan]]): the largest input streams without a shuffle. Its access
    *    paths are the planned ones (no run-time check: no partition holds a slice of every input).
+   *    Should the collected inputs not fit a task's memory, it runs the shuffled plan below
+   *    instead ([[BroadcastFallback]]).
    *  - Else without a shared key, when the matrix bounds every input's reach
    *    ([[TimeBands.applicable]]) and no ROWS window counts over the whole input, rows are split
    *    into at most [[WJoinConf.timeBands]] bands.
@@ -255,11 +257,12 @@ object WindowJoinPlanner {
     val sliceRows = WJoinConf.accessCheckRows(conf)
     if (size.exists(_.small)) return choose(w, partitions = 1, sliceRows = sliceRows).copy(inputSize = size)
     val choice = choose(w, partitions = conf.numShufflePartitions, sliceRows = sliceRows)
-    val broadcast = BroadcastPlan.of(w, choice.access, conf)
+    val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix) && !w.windows.counted)
+      WJoinConf.timeBands(conf) else 1
+    val broadcast = BroadcastPlan.of(w, choice.access, conf).map(_.copy(shuffledBands = bands))
     if (broadcast.isDefined)
       return choice.copy(access = choice.access.copy(recheck = None), inputSize = size, broadcast = broadcast)
-    val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix)) WJoinConf.timeBands(conf) else 1
-    choice.copy(timeBands = if (w.windows.counted) 1 else bands, inputSize = size)
+    choice.copy(timeBands = bands, inputSize = size)
   }
 
   /** How the rows of streaming W-join `w` are partitioned ([[StreamPartitioning]]). */

@@ -134,4 +134,48 @@ object SparkBridge {
           serializer.supportsRelocationOfSerializedObjects &&
             numPartitions <= SortShuffleManager.MAX_SHUFFLE_OUTPUT_PARTITIONS_FOR_SERIALIZED_MODE)
     }
+
+  /**
+   * The memory Spark manages on each executor that has registered (its unified execution and
+   * storage pool, as its block manager reported it; the driver's too when it is the only one,
+   * in local mode) and how many tasks the application can run at once: what a task's memory
+   * share is computed from. No executor registered yet: no pools.
+   */
+  def executorPools(sc: org.apache.spark.SparkContext): (Seq[Long], Int) = {
+    val infos = sc.statusTracker.getExecutorInfos.toSeq
+    val driver = Option(org.apache.spark.SparkEnv.get).map(_.blockManager.blockManagerId)
+    val executors = if (sc.isLocal) infos
+      else infos.filterNot(e => driver.exists(d => d.host == e.host && d.port == e.port))
+    val slots = sc.maxNumConcurrentTasks(sc.resourceProfileManager.defaultResourceProfile)
+    (executors.map(_.totalOnHeapStorageMemory).filter(_ > 0), slots)
+  }
+
+  /**
+   * `plan` with the exchanges and sorts its children's required distributions and orderings
+   * call for, as Spark's planner adds them (`EnsureRequirements`), for a plan made at run time.
+   */
+  def withRequiredExchanges(plan: org.apache.spark.sql.execution.SparkPlan): org.apache.spark.sql.execution.SparkPlan =
+    org.apache.spark.sql.execution.exchange.EnsureRequirements().apply(plan)
+
+  /**
+   * The input below broadcast `plan` (a `BroadcastExchange`, or the query stage or reused
+   * exchange adaptive execution makes of one), with `plan`'s own output attributes.
+   */
+  def belowBroadcast(plan: org.apache.spark.sql.execution.SparkPlan): org.apache.spark.sql.execution.SparkPlan = {
+    import org.apache.spark.sql.catalyst.expressions.Alias
+    import org.apache.spark.sql.execution.ProjectExec
+    import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
+    import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ReusedExchangeExec}
+    plan match {
+      case s: BroadcastQueryStageExec => belowBroadcast(s.plan) match {
+        case p if p.output == plan.output => p
+        case p => ProjectExec(plan.output.zip(p.output).map { case (o, c) => Alias(c, o.name)(o.exprId) }, p)
+      }
+      case r: ReusedExchangeExec =>
+        val below = belowBroadcast(r.child)
+        ProjectExec(r.output.zip(below.output).map { case (o, c) => Alias(c, o.name)(o.exprId) }, below)
+      case b: BroadcastExchangeExec => b.child
+      case other => throw new IllegalStateException(s"not a broadcast: ${other.nodeName}")
+    }
+  }
 }

@@ -109,6 +109,22 @@ object WJoinConf {
     .version("0.1.0")
     .fallbackConf(SQLConf.AUTO_BROADCASTJOIN_THRESHOLD)
 
+  /** Key of [[BroadcastFallback]]. */
+  val BroadcastFallbackKey = "spark.wjoin.broadcastFallback"
+
+  /**
+   * Whether a broadcast W-join whose collected inputs' index would not fit a task's memory
+   * runs the shuffled plan instead (`wjoin.plan.physical.BroadcastFallback`).
+   */
+  val BroadcastFallback: ConfigEntry[Boolean] = SQLConf.buildConf(BroadcastFallbackKey)
+    .doc("When a batch W-join planned to broadcast (spark.wjoin.broadcastBytes) collects its broadcast inputs " +
+      "and their index would take more than a task is sure to get of an executor's memory (Spark's size " +
+      "estimate was short, e.g. well-compressed Parquet), it runs the shuffled plan instead. false keeps the " +
+      "broadcast plan, which then fails with WJOIN_BROADCAST_MEMORY_EXCEEDED where the index does not fit.")
+    .version("0.1.0")
+    .booleanConf
+    .createWithDefault(true)
+
   /** Key of [[AccessCheckRows]]. */
   val AccessCheckRowsKey = "spark.wjoin.accessCheckRows"
 
@@ -221,6 +237,9 @@ object WJoinConf {
 
   /** [[BroadcastBytes]] of `conf` (else Spark's broadcast threshold), None when negative (disabled). */
   def broadcastBytes(conf: SQLConf): Option[Long] = Some(conf.getConf(BroadcastBytes)).filter(_ >= 0)
+
+  /** [[BroadcastFallback]] of `conf`. */
+  def broadcastFallback(conf: SQLConf): Boolean = conf.getConf(BroadcastFallback)
 
   /** [[AccessCheckRows]] of `conf` (0: off). */
   def accessCheckRows(conf: SQLConf): Int = conf.getConf(AccessCheckRows)
