@@ -1,8 +1,10 @@
 package wjoin.exec
 
+import org.apache.spark.memory.SparkOutOfMemoryError
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.{EngineRow, StreamRows}
+import wjoin.core.window.WindowMemory
 import wjoin.exec.codec.RowCodec
 
 /**
@@ -38,9 +40,13 @@ import wjoin.exec.codec.RowCodec
  *                  key in a hashed plan), which is then decided unmatched
  *                  ([[wjoin.core.AnchorDecisions]]); late rows are not reported. Null for the
  *                  inner join (only rows with a NULL time or key test it)
+ * @param windows   the windows' memory in this task: an input whose sort Spark's memory manager
+ *                  refuses while they hold memory fails with their refusal
+ *                  ([[WindowMemory.refusedElsewhere]], Spark's error its cause), not Spark's
+ *                  generic one; null: Spark's error as it is
  */
 final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, lateBound: Option[Long] = None,
-    onUnjoinableAnchor: InternalRow => Unit = null) extends Iterator[EngineRow] {
+    onUnjoinableAnchor: InternalRow => Unit = null, windows: WindowMemory = null) extends Iterator[EngineRow] {
 
   private val n = inputs.length
   assert(n == codec.n, s"${inputs.length} inputs for a W-join of ${codec.n}")
@@ -73,7 +79,15 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
     if (i == 0 && onUnjoinableAnchor != null) onUnjoinableAnchor(copiers(0)(r))
   }
 
-  private def fetch(i: Int): Unit = {
+  private def fetch(i: Int): Unit =
+    try read(i)
+    catch {
+      case e: SparkOutOfMemoryError if windows != null && windows.reservedBytes > 0 =>
+        try windows.refusedElsewhere(InputMerger.askedBytes(e))
+        catch { case refusal: Throwable if refusal.getCause == null => refusal.initCause(e); throw refusal }
+    }
+
+  private def read(i: Int): Unit = {
     heads(i) = null
     val in = inputs(i)
     val time = timeColumns(i)
@@ -118,4 +132,12 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
     fetch(best)
     r
   }
+}
+
+object InputMerger {
+  private val Asked = "acquire (\\d+) bytes".r
+
+  /** The bytes a refused Spark consumer asked for, as its error says ("Unable to acquire 65536 bytes"); 0 if it does not. */
+  def askedBytes(e: SparkOutOfMemoryError): Long =
+    Option(e.getMessage).flatMap(Asked.findFirstMatchIn).fold(0L)(_.group(1).toLong)
 }

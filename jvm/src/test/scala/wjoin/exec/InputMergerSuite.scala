@@ -1,11 +1,16 @@
 package wjoin.exec
 
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.memory.SparkOutOfMemoryError
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GenericInternalRow, UnsafeRow}
 import org.apache.spark.sql.types.{IntegerType, LongType}
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.{Algorithm, EnginePlan, EngineRow, StreamRows, UniformWindow, WindowMatrix}
+import wjoin.core.window.{MemoryBudget, WindowMemory}
+import wjoin.errors.WJoinRuntimeException
 import wjoin.exec.codec.RowCodec
 
 /**
@@ -95,5 +100,30 @@ class InputMergerSuite extends AnyFunSuite {
     val reused = Iterator(1L, 2L, 3L).map { t => shared.update(0, t); shared.update(1, 1); shared.update(2, t.toInt); shared }
     val m = new InputMerger(Array[Iterator[InternalRow]](reused, Iterator.empty), codec(hashed = true))
     assert(drain(m).map(_._3) == Seq(1, 2, 3))
+  }
+
+  test("an input's sort refused memory while the windows hold it fails as the windows' refusal, Spark's error its cause") {
+    def windows(rows: Int): WindowMemory = {
+      val memory = TaskWindowMemory.ledger(WindowNames(names, Seq("WINDOW = 10", "WINDOW = 10")))
+      memory.bind(MemoryBudget.Unlimited)
+      val b = memory.account(1)
+      (1 to rows).foreach(_ => b.rowIn(100))
+      memory
+    }
+    def refusedSort = new Iterator[InternalRow] {
+      def hasNext: Boolean = throw new SparkOutOfMemoryError("UNABLE_TO_ACQUIRE_MEMORY",
+        Map("requestedBytes" -> "65536", "receivedBytes" -> "0").asJava)
+      def next(): InternalRow = throw new NoSuchElementException
+    }
+    val e = intercept[WJoinRuntimeException](new InputMerger(Array(Iterator.empty, refusedSort), codec(hashed = true),
+      windows = windows(3)))
+    assert(e.condition == "WJOIN_WINDOW_MEMORY_EXCEEDED", e.getMessage)
+    assert(e.getMessage.contains("the window of input B") && e.getMessage.contains("holds 3 rows"), e.getMessage)
+    assert(e.getCause.isInstanceOf[SparkOutOfMemoryError])
+    if (e.getCause.getMessage.contains("65536")) assert(e.getMessage.contains("refused 64.0 KiB more"), e.getMessage)
+    // Windows holding nothing, or none given: Spark's error as it is.
+    intercept[SparkOutOfMemoryError](new InputMerger(Array(Iterator.empty, refusedSort), codec(hashed = true),
+      windows = windows(0)))
+    intercept[SparkOutOfMemoryError](new InputMerger(Array(Iterator.empty, refusedSort), codec(hashed = true)))
   }
 }

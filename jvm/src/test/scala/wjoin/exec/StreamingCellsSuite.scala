@@ -45,7 +45,7 @@ class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
 
   private def run(n: Int, partitions: Int, build: Seq[(String, DataFrame)] => DataFrame, seed: Long,
       provider: String = providers.head._2, idColumns: Seq[String] = Nil, perInput: Int = 14,
-      expectedPartitions: Int = -1): String =
+      expectedPartitions: Int = -1, reference: Seq[(String, DataFrame)] => DataFrame = null): String =
     withConf("spark.sql.shuffle.partitions" -> partitions.toString,
         "spark.sql.streaming.stateStore.providerClass" -> provider) {
       // The delay covers the disorder, so no row is late: the answer is the batch W-join of all rows.
@@ -55,7 +55,7 @@ class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
       try {
         Ev.splits(events, 4, seed).foreach(batch => h.step(batch: _*))
         h.flush()
-        val expected = h.batchAnswer(events)
+        val expected = h.batchAnswer(events, Option(reference).getOrElse(build))
         assert(expected.nonEmpty)
         assert(h.results.sortBy(_.mkString(",")) == expected, s"$partitions partitions")
         assert(h.query.lastProgress.stateOperators.head.numShufflePartitions ==
@@ -65,17 +65,21 @@ class StreamingCellsSuite extends AnyFunSuite with SharedSparkSession {
       } finally h.stop()
     }
 
+  // hw, asked for: the cells are its key, as auto plans it.
   // On the second provider, one plan per state mode (auto: eager; mw: ordered): the store holds
   // what the mode writes, whatever algorithm produced it.
   for ((providerName, provider) <- providers; n <- 2 to 3;
-       algorithm <- if (provider == providers.head._2) Seq("auto", "mw", "nlw") else Seq("auto", "mw")) {
+       algorithm <- if (provider == providers.head._2) Seq("auto", "hw", "mw", "nlw") else Seq("auto", "mw")) {
     // Two partition counts per cell (one task, several cells per task), three across the cells.
     val counts = if (n == 2) Seq(1, 5) else Seq(2, 5)
     test(s"$n-way $algorithm on $providerName, integral band: random micro-batches at ${counts.mkString(" and ")} " +
       "partitions = batch") {
       for (partitions <- counts) {
+        // A batch W-join has no cells: hw's answer is the batch auto's.
         val plan = run(n, partitions, build(n, chain("x", 4, 8), algorithm), seed = 31 * n + algorithm.length + partitions,
-          provider = provider, perInput = if (n == 3) 20 else 14)
+          provider = provider, perInput = if (n == 3) 20 else 14,
+          reference = if (algorithm == "hw") build(n, chain("x", 4, 8)) else null)
+        if (algorithm == "hw") assert(plan.contains("StreamingWindowJoin hw (hash)"), plan)
         assert(plan.contains("partitioning=band cells of [A.x, B.x"), plan)
         assert(plan.contains("BandCells"), plan)
       }

@@ -152,12 +152,12 @@ final class StreamingHarness(spark: SparkSession, n: Int, delaySeconds: Int,
   }
 
   /** The batch W-join of the same events (the oracle). */
-  def batchAnswer(events: Seq[Seq[Ev]]): Seq[Seq[Int]] = {
+  def batchAnswer(events: Seq[Seq[Ev]], batchBuild: Seq[(String, DataFrame)] => DataFrame = build): Seq[Seq[Int]] = {
     val dfs = names.zip(events).map { case (name, es) =>
       name -> es.map(e => (e.k, e.t, e.id)).toDF("_1", "_2", "_3")
         .selectExpr("_1 as k", "timestamp_seconds(_2) as ts", "_3 as id")
     }
-    build(dfs).select(ids.map(col): _*).collect().map(idsOf).toSeq.sortBy(_.mkString(","))
+    batchBuild(dfs).select(ids.map(col): _*).collect().map(idsOf).toSeq.sortBy(_.mkString(","))
   }
 }
 

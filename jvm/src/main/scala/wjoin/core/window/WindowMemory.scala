@@ -127,6 +127,16 @@ final class WindowMemory private (val sizes: WindowMemory.Sizes, chunk: Long, re
     reserved += got
   }
 
+  /**
+   * Another consumer of the task's memory (a sort of an input, below the W-join) was refused
+   * `asked` bytes while the windows, which cannot spill, hold their share: the windows' own
+   * refusal, for the largest window, since they are what left no room. Never returns.
+   */
+  def refusedElsewhere(asked: Long): Nothing = {
+    val named = largest
+    refused.refused(named.input, named.rows, used, asked)
+  }
+
   private def roundUp(bytes: Long): Long = math.max(1L, (bytes + chunk - 1) / chunk) * chunk
 
   private def largest: WindowAccount = accounts.filter(_.input >= 0).maxBy(_.bytes)

@@ -47,7 +47,8 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
       override def evicted(input: Int, time: Long, row: AnyRef): Unit = if (input == 0) d.evicted(row)
     })
     val memory = TaskWindowMemory(names.getOrElse(WindowNames.numbered(codec.n)))
-    val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
+    val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull,
+      windows = memory)
     val started = System.nanoTime()
     val checked = check.map(_(partitionIndex, merger, codec, memory))
     checked.flatMap(_.outcome).foreach { o =>

@@ -79,7 +79,7 @@ final class StreamingWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMet
     p.retarget(shed, batchId)
     val decisions = p.decisions
     val merger = new InputMerger(inputs.toArray, p.codec, lateBound = Some(lateBound),
-      onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull)
+      onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull, windows = p.memory)
     // Every arrival (count-only rows too: they keep their place in a ROWS window) joins the state.
     val arrivals = merger.map { (r: EngineRow) =>
       state.add(r.input, r.time, r.row.asInstanceOf[UnsafeRow], r.key)

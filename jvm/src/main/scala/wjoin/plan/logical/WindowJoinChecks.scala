@@ -1,7 +1,7 @@
 package wjoin.plan
 package logical
 
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, PredicateHelper}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, Literal, PredicateHelper}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, Filter, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.types.{BooleanType, TimestampType}
@@ -9,6 +9,7 @@ import org.apache.spark.sql.types.{BooleanType, TimestampType}
 import wjoin.core.Algorithm
 import wjoin.core.cost.AccessPlanner
 import wjoin.errors.WJoinErrors
+import wjoin.plan.physical.StreamPartitioning
 
 /**
  * Analysis-time checks of every [[WindowJoin]] once it is resolved, with the conjuncts of the
@@ -38,8 +39,15 @@ object WindowJoinChecks extends Rule[LogicalPlan] with PredicateHelper {
       val python = if (w.how.anchored) PythonConjuncts.overSeveralInputs(w) else Nil
       WJoinErrors.check(python.isEmpty, "WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN",
         Seq("how" -> w.how, "condition" -> python.map(PythonConjuncts.qualifiedSql(w, _)).mkString(" AND ")))
-      val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), conditionWithFiltersAbove(plan, w))
-      WJoinErrors.check(!w.algorithm.contains(Algorithm.HW) || analysis.hasKey, "WJOIN_HW_NEEDS_KEY", Nil)
+      val condition = conditionWithFiltersAbove(plan, w)
+      val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), condition)
+      // A stream partitioned by band cells is hashed on its cells: HW-join, as auto plans it. The
+      // bands' bounds are literals once the optimizer folded their casts: folded here too.
+      def byCells = StreamPartitioning.of(w.copy(condition = condition.map(_.transformUp {
+        case e if e.foldable && !e.isInstanceOf[Literal] => scala.util.Try(Literal.create(e.eval(), e.dataType)).getOrElse(e)
+      }))).isInstanceOf[StreamPartitioning.ByCells]
+      WJoinErrors.check(!w.algorithm.contains(Algorithm.HW) || analysis.hasKey || w.isStreaming && byCells,
+        "WJOIN_HW_NEEDS_KEY", Nil)
       if (w.access.request.forced.exists(_.isDefined)) {
         val scanOnly = w.algorithm.contains(Algorithm.NLW)
         val ranges = RangePredicates(w.children.map(_.outputSet), analysis.otherConjuncts)
