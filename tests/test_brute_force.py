@@ -176,7 +176,7 @@ def check_scenario(spark, scenario):
 
 
 @given(scenario=scenarios())
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 def test_matches_brute_force(spark, scenario):
     check_scenario(spark, scenario)
 
@@ -195,7 +195,7 @@ def dense_intervals(draw):
 
 
 @given(scenario=dense_intervals())
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 def test_travel_time_chains_match_brute_force(spark, scenario):
     check_scenario(spark, scenario)
 
