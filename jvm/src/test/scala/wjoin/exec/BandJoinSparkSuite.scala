@@ -53,7 +53,9 @@ class BandJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adapti
 
   // Spark 3.5's default: integer differences wrap (-128 - 127 = 1 in TINYINT), and Spark's join
   // accepts what they accept; such a conjunct is no range, so it is tested row by row.
-  for (kind <- BandKinds.all) test(s"band joins on ${kind.name} with wrapping arithmetic (ANSI off) equal Spark's join") {
+  // Floating-point arithmetic is the same either way (nothing wraps): those kinds run once, above.
+  for (kind <- BandKinds.all if !Seq("float", "double").contains(kind.name))
+    test(s"band joins on ${kind.name} with wrapping arithmetic (ANSI off) equal Spark's join") {
     withConf("spark.sql.ansi.enabled" -> "false") {
       val (a, b) = (input(kind, 1, 90, extremes = true).alias("A"), input(kind, 2, 90, extremes = true).alias("B"))
       for (form <- kind.forms) {

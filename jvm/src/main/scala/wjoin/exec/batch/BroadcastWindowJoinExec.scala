@@ -110,8 +110,7 @@ case class BroadcastWindowJoinExec(
   private def shuffled(check: BroadcastFallback.Check, typed: WindowJoinMetrics): RDD[InternalRow] = {
     logWarning(s"W-join ${inputNames.mkString(", ")}: the broadcast inputs' ${check.describe} of an executor; " +
       s"running the shuffled plan instead (${WJoinConf.BroadcastFallbackKey})")
-    typed.numBroadcastFallbacks.foreach(_.set(1L))
-    typed.numBroadcastFallbacks.foreach(m => post(Seq(m)))
+    typed.numBroadcastFallbacks.foreach { m => m.set(1L); post(Seq(m)) }
     val out = typed.numOutputRows
     BroadcastFallback.shuffled(this).execute().mapPartitions(_.map { row => out += 1; row }, preservesPartitioning = true)
   }

@@ -166,14 +166,12 @@ object SparkBridge {
     import org.apache.spark.sql.execution.ProjectExec
     import org.apache.spark.sql.execution.adaptive.BroadcastQueryStageExec
     import org.apache.spark.sql.execution.exchange.{BroadcastExchangeExec, ReusedExchangeExec}
+    import org.apache.spark.sql.catalyst.expressions.Attribute
+    def renamed(to: Seq[Attribute], below: org.apache.spark.sql.execution.SparkPlan) =
+      if (below.output == to) below else ProjectExec(to.zip(below.output).map { case (o, c) => Alias(c, o.name)(o.exprId) }, below)
     plan match {
-      case s: BroadcastQueryStageExec => belowBroadcast(s.plan) match {
-        case p if p.output == plan.output => p
-        case p => ProjectExec(plan.output.zip(p.output).map { case (o, c) => Alias(c, o.name)(o.exprId) }, p)
-      }
-      case r: ReusedExchangeExec =>
-        val below = belowBroadcast(r.child)
-        ProjectExec(r.output.zip(below.output).map { case (o, c) => Alias(c, o.name)(o.exprId) }, below)
+      case s: BroadcastQueryStageExec => renamed(plan.output, belowBroadcast(s.plan))
+      case r: ReusedExchangeExec => renamed(r.output, belowBroadcast(r.child))
       case b: BroadcastExchangeExec => b.child
       case other => throw new IllegalStateException(s"not a broadcast: ${other.nodeName}")
     }
