@@ -32,8 +32,8 @@ def allocations(limits):
             for a in ALLOCATIONS]
 
 
-@pytest.mark.parametrize("algorithm", ["nlw", "hw", "mw"])
-@pytest.mark.parametrize("limits", LIMITS)
+# Each limit with one algorithm and every allocation (LimitsSparkSuite runs every algorithm with every limit).
+@pytest.mark.parametrize("limits, algorithm", list(zip(LIMITS, ["nlw", "hw", "mw"])))
 def test_sub_bag_of_the_exact_w_join_and_deterministic(three, algorithm, limits):
     args = dict(on="k", time="ts", window=4, algorithm=algorithm)
     exact = rows_of(wjoin.wjoin(three, **args))
