@@ -58,8 +58,18 @@ def test_the_wheel_installs_and_runs_in_a_fresh_environment(tmp_path, distributi
 
 
 # Runs in a new process (this one has the classic session of the other tests): argv[1] is the URL.
-CONNECT_SCRIPT = SCRIPT[:SCRIPT.index("classic = ")] + \
-    'print("connect", run(SparkSession.builder.remote(sys.argv[1]).getOrCreate()))\n'
+# A misuse is a wjoin.WJoinAnalysisException with the classic condition, SQLSTATE and values
+# (PySpark 3.5's Connect client keeps only the error's text).
+CONNECT_SCRIPT = SCRIPT[:SCRIPT.index("classic = ")] + textwrap.dedent('''
+    import json
+    remote = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+    try:
+        one = remote.createDataFrame([(1, 10)], "k int, ts bigint")
+        one.wjoin(one, on="nope", time="ts", window=5)
+    except ValueError as e:
+        print("misuse", json.dumps([type(e).__name__, e.getCondition(), e.getSqlState(), e.getMessageParameters()]))
+    print("connect", run(remote))
+''')
 
 
 @pytest.mark.core
@@ -76,6 +86,9 @@ def test_a_connect_client_runs_a_wjoin_on_this_spark(tmp_path, distribution):
                              env=env, cwd=str(tmp_path), timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.splitlines()[-1] == "connect " + EXPECTED, run.stdout
+    misuse = json.loads(next(line for line in run.stdout.splitlines() if line.startswith("misuse "))[len("misuse "):])
+    assert misuse == ["WJoinAnalysisException", "WJOIN_UNKNOWN_COLUMN", "42703",
+                      {"what": "join", "column": "nope", "input": "A", "columns": "k, ts"}], run.stdout
 
 
 def test_the_wheel_carries_a_jar_for_every_supported_spark_and_needs_any_of_them(distribution):

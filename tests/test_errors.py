@@ -303,3 +303,38 @@ def test_window_of_wrong_type(spark, a, b):
 
 def test_fractional_integral_window(spark, a, b):
     fails(spark, ValueError, r"whole number.*2\.5", lambda: wjoin.wjoin([a, b], time="ts", window=2.5))
+
+
+# ---------------------------------------------------------------------------------------
+# an error known only by its text (PySpark 3.5's Connect client keeps no condition)
+
+
+def test_every_condition_is_read_back_from_its_text():
+    """Each condition of the catalogue, its message filled with distinct values and decorated as
+    Spark prints it, gives back its condition, SQLSTATE and values: the same values where text
+    separates the placeholders, else values that fill the message to the same text."""
+    from wjoin._errors import _catalogue, from_text
+
+    def filled(template, values):
+        for name, value in values.items():
+            template = template.replace(f"<{name}>", value)
+        return template
+    for condition, declared in _catalogue().items():
+        template = "\n".join(declared["message"])
+        values = {name: f"value {i} of {name}" for i, name in enumerate(dict.fromkeys(re.findall(r"<(\w+)>", template)))}
+        text = f"[{condition}] {filled(template, values)} SQLSTATE: {declared['sqlState']}"
+        got = from_text(text + "\n\nJVM stacktrace:\norg.apache.spark.sql.AnalysisException: ...")
+        assert isinstance(got, wjoin.WJoinAnalysisException) and isinstance(got, ValueError), condition
+        assert (got.getCondition(), got.getSqlState()) == (condition, declared["sqlState"])
+        parameters = dict(got.getMessageParameters())
+        assert set(parameters) == set(values) and filled(template, parameters) == filled(template, values), condition
+        if not re.search(r">\s?<", template):  # no two placeholders side by side
+            assert parameters == values, condition
+
+
+def test_a_spark_error_text_is_not_read_as_a_wjoin_error():
+    from wjoin._errors import from_text
+    got = from_text("[WJOIN_UNKNOWN_COLUMN] join column 'nope' is not a column of input A (its columns: k, ts) SQLSTATE: 42703")
+    assert dict(got.getMessageParameters()) == {"what": "join", "column": "nope", "input": "A", "columns": "k, ts"}
+    assert from_text("[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column ... SQLSTATE: 42703") is None
+    assert from_text("WJOIN_UNKNOWN_COLUMN without brackets") is None

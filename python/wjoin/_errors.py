@@ -38,7 +38,7 @@ def condition_of(error: Exception) -> Optional[str]:
         return None
 
 
-_DECORATED = re.compile(r"^\[([A-Z0-9_.]+)\] (.*?)(?: SQLSTATE: [0-9A-Z]{5})?\s*$", re.DOTALL)
+_DECORATED = re.compile(r"^\[([A-Z0-9_.]+)\] (.*?)(?: SQLSTATE: ([0-9A-Z]{5}))?\s*$", re.DOTALL)
 
 
 class WJoinAnalysisException(AnalysisException, ValueError):
@@ -69,12 +69,40 @@ def converted(error: Exception) -> Optional[WJoinAnalysisException]:
     Spark's own for what its analyzer finds in the inputs' expressions), as a
     :class:`WJoinAnalysisException`; None when it carries no condition."""
     condition = condition_of(error)
-    if not condition:
-        return None
     raw = getattr(error, "_desc", None) or getattr(error, "_message", None) or str(error)
+    if not condition:
+        return from_text(raw)
     match = _DECORATED.match(raw.strip())
     message = match.group(2) if match else raw.split("\n\nJVM stacktrace:")[0]
     return WJoinAnalysisException(message, condition, dict(error.getMessageParameters() or {}), error.getSqlState())
+
+
+def from_text(raw: str) -> Optional[WJoinAnalysisException]:
+    """The W-join error whose text is ``raw`` (``[WJOIN_...] message SQLSTATE: ...``), for a client
+    that keeps only the text (PySpark 3.5's Connect client drops the condition and parameters):
+    the condition from the prefix, the parameters read back through the catalogue's message, the
+    SQLSTATE from the suffix or the catalogue. None for any other text."""
+    match = _DECORATED.match(raw.split("\n\nJVM stacktrace:")[0].strip())
+    if not match or not match.group(1).startswith("WJOIN_"):
+        return None
+    condition, message = match.group(1), match.group(2)
+    declared = _catalogue().get(condition, {})
+    return WJoinAnalysisException(message, condition, _parameters("\n".join(declared.get("message", [])), message),
+                                  match.group(3) or declared.get("sqlState"))
+
+
+def _parameters(template: str, message: str) -> Dict[str, str]:
+    """The values of ``template``'s ``<name>`` placeholders in ``message`` ({} if it is not that message).
+    Where only a space separates two placeholders, a value with a space in it may split elsewhere."""
+    pattern, seen = "", set()
+    for i, part in enumerate(re.split(r"<(\w+)>", template)):
+        if i % 2 == 0:
+            pattern += re.escape(part)
+        else:
+            pattern += f"(?P={part})" if part in seen else f"(?P<{part}>.*?)"
+            seen.add(part)
+    match = re.fullmatch(pattern, message, re.DOTALL) if template else None
+    return match.groupdict() if match else {}
 
 
 @lru_cache(maxsize=1)
