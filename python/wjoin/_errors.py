@@ -67,7 +67,7 @@ class WJoinAnalysisException(AnalysisException, ValueError):
 def converted(error: Exception) -> Optional[WJoinAnalysisException]:
     """``error``, an AnalysisException raised while a W-join is built (a ``WJOIN_`` condition, or
     Spark's own for what its analyzer finds in the inputs' expressions), as a
-    :class:`WJoinAnalysisException`; None when it carries no condition."""
+    :class:`WJoinAnalysisException`; None when it carries no condition and its text is no W-join error's."""
     condition = condition_of(error)
     raw = getattr(error, "_desc", None) or getattr(error, "_message", None) or str(error)
     if not condition:
