@@ -68,6 +68,11 @@ CONNECT_SCRIPT = SCRIPT[:SCRIPT.index("classic = ")] + textwrap.dedent('''
         one.wjoin(one, on="nope", time="ts", window=5)
     except ValueError as e:
         print("misuse", json.dumps([type(e).__name__, e.getCondition(), e.getSqlState(), e.getMessageParameters()]))
+    one.createOrReplaceTempView("one")
+    try:
+        remote.sql("SELECT * FROM one A, one B WINDOW(A,X) = 5")
+    except ValueError as e:
+        print("sql_misuse", json.dumps([e.getCondition(), e.getSqlState(), e.getMessageParameters(), str(e)]))
     print("connect", run(remote))
 ''')
 
@@ -89,6 +94,11 @@ def test_a_connect_client_runs_a_wjoin_on_this_spark(tmp_path, distribution):
     misuse = json.loads(next(line for line in run.stdout.splitlines() if line.startswith("misuse "))[len("misuse "):])
     assert misuse == ["WJoinAnalysisException", "WJOIN_UNKNOWN_COLUMN", "42703",
                       {"what": "join", "column": "nope", "input": "A", "columns": "k, ts"}], run.stdout
+    sql_misuse = json.loads(next(line for line in run.stdout.splitlines()
+                                 if line.startswith("sql_misuse "))[len("sql_misuse "):])
+    assert sql_misuse == ["WJOIN_UNKNOWN_INPUT_IN_WINDOW", "42703", {"term": "WINDOW(A,X) = 5", "name": "X", "inputs": "A, B"},
+                          "[WJOIN_UNKNOWN_INPUT_IN_WINDOW] window term 'WINDOW(A,X) = 5' names input 'X', but the inputs "
+                          "are A, B; line 1 pos 36"], run.stdout
 
 
 def test_the_wheel_carries_a_jar_for_every_supported_spark_and_needs_any_of_them(distribution):

@@ -8,6 +8,7 @@ import random
 import re
 
 import pytest
+import wjoin
 from pyspark.errors import AnalysisException, ParseException
 from pyspark.sql import functions as F
 
@@ -131,13 +132,6 @@ def fails(spark, error, sql):
     return str(info.value)
 
 
-def test_unknown_input_in_a_term_points_at_it(spark, cameras):
-    message = fails(spark, ParseException,
-                    "SELECT * FROM Camera1 A, Camera2 B\nWINDOW(A,X) = INTERVAL 1 MINUTE WHERE A.ObjID = B.ObjID")
-    assert "names input 'X', but the inputs are A, B" in message
-    assert "(line 2, pos 9)" in message
-
-
 def test_misplaced_window_clause(spark, cameras):
     message = fails(spark, ParseException,
                     "SELECT * FROM Camera1 A, Camera2 B WHERE A.ObjID = B.ObjID WINDOW = INTERVAL 1 MINUTE")
@@ -152,7 +146,26 @@ def wjoin_error(spark, sql, condition: str, sql_state: str) -> str:
         assert jobs() == []
     assert info.value.getCondition() == condition
     assert info.value.getSqlState() == sql_state
+    assert isinstance(info.value, wjoin.WJoinAnalysisException) and isinstance(info.value, ValueError)
     return str(info.value)
+
+
+@pytest.mark.core
+@pytest.mark.parametrize("clause, condition, sql_state, text", [
+    ("\nWINDOW(A,X) = INTERVAL 1 MINUTE", "WJOIN_UNKNOWN_INPUT_IN_WINDOW", "42703",
+     "names input 'X', but the inputs are A, B; line 2 pos 9"),
+    ("WINDOW(A,B) = -5 MINUTES", "WJOIN_NEGATIVE_WINDOW", "22023", "a window cannot be negative"),
+    ("WINDOW = INTERVAL 1 MINUTE USING ALGORITHM fast", "WJOIN_UNKNOWN_CHOICE", "22023", "unknown algorithm 'fast'"),
+    ("WINDOW = INTERVAL 1 MINUTE USING TIME (A.ts, X.ts)", "WJOIN_UNKNOWN_INPUT", "42703",
+     "USING TIME: unknown input(s) X; the inputs are A, B"),
+    ("WINDOW = INTERVAL 1 MINUTE USING ALGORITHM hw", "WJOIN_HW_NEEDS_KEY", "42K0E", "needs an equality key"),
+])
+def test_misuse_in_the_clause_is_the_wjoin_error(spark, cameras, clause, condition, sql_state, text):
+    """The misuses the DataFrame API reports carry the same condition from SQL, placed at the token the
+    parser finds them at (line and position from 1 and 0, as Spark counts them)."""
+    message = wjoin_error(spark, f"SELECT * FROM Camera1 A, Camera2 B {clause} WHERE A.ObjID < B.ObjID",
+                          condition, sql_state)
+    assert text in message
 
 
 def test_unknown_time_column(spark, cameras):

@@ -38,7 +38,13 @@ def condition_of(error: Exception) -> Optional[str]:
         return None
 
 
-_DECORATED = re.compile(r"^\[([A-Z0-9_.]+)\] (.*?)(?: SQLSTATE: ([0-9A-Z]{5}))?\s*$", re.DOTALL)
+# `[CONDITION] message SQLSTATE: xxxxx`, and where Spark placed the error in a statement `; line 2 pos 9`.
+_DECORATED = re.compile(r"^\[([A-Z0-9_.]+)\] (.*?)(?: SQLSTATE: ([0-9A-Z]{5}))?(; line \d+ pos \d+)?\s*$", re.DOTALL)
+
+
+def _undecorated(match: re.Match) -> str:
+    """The message of a ``_DECORATED`` match, with its place in the statement if it has one."""
+    return match.group(2) + (match.group(4) or "")
 
 
 class WJoinAnalysisException(AnalysisException, ValueError):
@@ -73,7 +79,7 @@ def converted(error: Exception) -> Optional[WJoinAnalysisException]:
     if not condition:
         return from_text(raw)
     match = _DECORATED.match(raw.strip())
-    message = match.group(2) if match else raw.split("\n\nJVM stacktrace:")[0]
+    message = _undecorated(match) if match else raw.split("\n\nJVM stacktrace:")[0]
     return WJoinAnalysisException(message, condition, dict(error.getMessageParameters() or {}), error.getSqlState())
 
 
@@ -85,9 +91,10 @@ def from_text(raw: str) -> Optional[WJoinAnalysisException]:
     match = _DECORATED.match(raw.split("\n\nJVM stacktrace:")[0].strip())
     if not match or not match.group(1).startswith("WJOIN_"):
         return None
-    condition, message = match.group(1), match.group(2)
+    condition = match.group(1)
     declared = _catalogue().get(condition, {})
-    return WJoinAnalysisException(message, condition, _parameters("\n".join(declared.get("message", [])), message),
+    return WJoinAnalysisException(_undecorated(match), condition,
+                                  _parameters("\n".join(declared.get("message", [])), match.group(2)),
                                   match.group(3) or declared.get("sqlState"))
 
 

@@ -1,4 +1,4 @@
-"""SQL's window clause on a session started without the extension.
+"""``spark.sql`` and the W-join: its misuse errors, and the window clause on a session without the extension.
 
 The clause (``WINDOW(A,B) = 5``, ``DWINDOW(...)``, ``USING TIME ts``) exists only in the
 extension's parser, which Spark builds when the session starts: a session without it stops in
@@ -6,14 +6,19 @@ Spark's own parser, ``PARSE_SYNTAX_ERROR at or near ...``, a riddle for a W-join
 ``import wjoin``, ``spark.sql`` (classic and Spark Connect) turns exactly that case into
 WJOIN_SQL_NEEDS_EXTENSION, which names the setting: a parse error, of a query with the clause, on a
 session whose ``spark.sql.extensions`` lacks the W-join's. Every other outcome is Spark's own, and
-the original error stays attached as the cause.
+the original error stays attached as the cause. A W-join misuse that ``spark.sql`` finds (a
+``WJOIN_`` condition: an unknown input in a window term, a negative window, no key for ``hw``, ...)
+becomes ``wjoin.WJoinAnalysisException``, as it does from ``DataFrame.wjoin``, so it is also a
+``ValueError``.
 """
 from __future__ import annotations
 
 import functools
 import re
 
-from ._errors import condition_of
+from pyspark.errors import AnalysisException
+
+from ._errors import condition_of, converted, error
 from ._session import EXTENSION, _extension_set
 
 # The clause's openings, as the extension's grammar reads them: `WINDOW(A,B) =`, `WINDOW =`,
@@ -30,6 +35,12 @@ def _clause_of(query) -> str | None:
 
 def _is_parse_error(error: Exception) -> bool:
     return (condition_of(error) or "").startswith("PARSE_SYNTAX_ERROR")
+
+
+def _wjoin_error(e: AnalysisException):
+    """``e`` as a WJoinAnalysisException when it is a W-join misuse (a ``WJOIN_`` condition), else None."""
+    wjoin_error = converted(e)
+    return wjoin_error if wjoin_error is not None and wjoin_error.getCondition().startswith("WJOIN_") else None
 
 
 def _session_has_extension(spark) -> bool:
@@ -49,11 +60,13 @@ def _guard(cls) -> None:
     def sql(self, sqlQuery, *args, **kwargs):
         try:
             return original(self, sqlQuery, *args, **kwargs)
-        except Exception as e:
+        except AnalysisException as e:
+            wjoin_error = _wjoin_error(e)
+            if wjoin_error is not None:
+                raise wjoin_error from None
             clause = _clause_of(sqlQuery)
             if clause is None or not _is_parse_error(e) or _session_has_extension(self):
                 raise
-            from ._errors import error
             raise error("WJOIN_SQL_NEEDS_EXTENSION", clause=clause, extension=EXTENSION) from e
 
     sql._wjoin_guard = True

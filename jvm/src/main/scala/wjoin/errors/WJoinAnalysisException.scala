@@ -39,7 +39,7 @@ class WJoinAnalysisException(
   /** The message without the condition and SQLSTATE decorations (the template filled in). */
   def text: String = WJoinErrors.message(condition, parameters)
 
-  override def withPosition(origin: Origin): AnalysisException = {
+  override def withPosition(origin: Origin): WJoinAnalysisException = {
     val positioned = new WJoinAnalysisException(condition, parameters, origin)
     positioned.setStackTrace(getStackTrace)
     positioned

@@ -32,7 +32,8 @@ import wjoin.request.Choice
  * `range(10)` and columns or aliases called `range`, `rows` or `window` are not clauses.
  *
  * A malformed clause is a [[org.apache.spark.sql.catalyst.parser.ParseException]] pointing
- * at the offending token.
+ * at the offending token; a well-formed one with a bad length or an unknown algorithm is the
+ * W-join's own error for it, placed at the token ([[SqlClauseMisuse]]).
  */
 object WindowClauseFinder {
   private val TermKinds = Seq("WINDOW", "DWINDOW", "RANGE", "ROWS")
@@ -204,9 +205,10 @@ object WindowClauseFinder {
         val asTimestamp = Try(parse(text, integralTime = false, what))
         if (asTimestamp.isFailure && Try(parse(text, integralTime = true, what)).isFailure) {
           val plainNumber = end.size == 1 || end.size == 2 && end.head.isSymbol("-")
-          val error = if (plainNumber) Try(parse(text, integralTime = true, what)).failed.get
-            else asTimestamp.failed.get
-          fail(end.head, WJoinAnalysisException.textOf(error))
+          (if (plainNumber) Try(parse(text, integralTime = true, what)).failed.get else asTimestamp.failed.get) match {
+            case e: WJoinAnalysisException => throw SqlClauseMisuse(sql, end.head, e)
+            case other => fail(end.head, other.getMessage)
+          }
         }
       }
     }
@@ -240,7 +242,10 @@ object WindowClauseFinder {
     private def algorithmName(): SqlToken = {
       val name = expectName("expected an algorithm after USING ALGORITHM: auto, nlw, hw or mw")
       Try(Choice.parse(name.name, Algorithm, "algorithm")).failed
-        .foreach(e => fail(name, WJoinAnalysisException.textOf(e)))
+        .foreach {
+          case e: WJoinAnalysisException => throw SqlClauseMisuse(sql, name, e)
+          case other => fail(name, other.getMessage)
+        }
       name
     }
   }

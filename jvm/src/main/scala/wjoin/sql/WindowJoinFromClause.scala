@@ -10,7 +10,7 @@ import org.apache.spark.sql.catalyst.plans.{Cross, Inner}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, Join, JoinHint, LogicalPlan, SubqueryAlias}
 
 import wjoin.core.WindowTermParser
-import wjoin.errors.WJoinAnalysisException
+import wjoin.errors.{WJoinAnalysisException, WJoinErrors}
 
 /**
  * Turns the FROM clause that a W-join clause follows into an [[UnresolvedWindowJoin]].
@@ -21,7 +21,7 @@ import wjoin.errors.WJoinAnalysisException
  * the W-join's inputs; ON conditions become a Filter above it (merged into the join
  * condition by the optimizer, like WHERE). Each input is named by its alias, else its table
  * name. The names in the window terms and in USING TIME are checked against these names
- * here, so a wrong one is a syntax error pointing at it.
+ * here, so a wrong one is the W-join's error pointing at it ([[SqlClauseMisuse]]).
  */
 object WindowJoinFromClause {
   /** Spark's name for a FROM-clause subquery without alias: no name a user could write. */
@@ -88,13 +88,13 @@ object WindowJoinFromClause {
     /** The input a name in a window term refers to, resolved as [[WindowTermParser]] resolves it. */
     private def inputIndex(name: SqlToken, names: Seq[String], term: String): Int =
       try WindowTermParser.resolveName(name.name, names, term)
-      catch { case e: WJoinAnalysisException => fail(name, e.text) }
+      catch { case e: WJoinAnalysisException => throw SqlClauseMisuse(sql, name, e) }
 
     /** The input a name in USING TIME refers to, resolved like the names in window terms. */
     private def timeInputIndex(name: SqlToken, names: Seq[String]): Int =
       try WindowTermParser.resolveName(name.name, names, "USING TIME")
-      catch { case _: WJoinAnalysisException =>
-        fail(name, s"USING TIME names input '${name.name}', but the inputs are ${names.mkString(", ")}")
+      catch { case _: WJoinAnalysisException => throw SqlClauseMisuse(sql, name,
+        WJoinErrors.error("WJOIN_UNKNOWN_INPUT", "what" -> "USING TIME:", "names" -> name.name, "inputs" -> names))
       }
 
     private def timeColumns(names: Seq[String]): Seq[String] = clause.time match {

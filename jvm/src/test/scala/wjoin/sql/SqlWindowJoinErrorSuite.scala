@@ -8,9 +8,10 @@ import wjoin.errors.WJoinAnalysisException
 import wjoin.testkit.SharedSparkSession
 
 /**
- * Misuse of the SQL W-join fails inside `spark.sql`, before any job: syntax errors and
- * unknown names as ParseExceptions pointing at the offending token (line, column), the rest
- * as the same WJoinAnalysisExceptions the DataFrame API raises, naming the culprit.
+ * Misuse of the SQL W-join fails inside `spark.sql`, before any job: syntax errors as
+ * ParseExceptions pointing at the offending token (line, column), the rest as the same
+ * WJoinAnalysisExceptions the DataFrame API raises, naming the culprit (and placed at it when
+ * the parser finds it: unknown names, bad lengths, unknown algorithms).
  */
 class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
   override def beforeAll(): Unit = {
@@ -39,9 +40,6 @@ class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
   private val from = "SELECT * FROM s1 A, s2 B"
 
   test("syntax errors in the window clause point at the offending token") {
-    syntaxError(s"$from WINDOW(A,Q) = INTERVAL 1 MINUTE", 1, 34,
-      "window term 'WINDOW(A,Q) = INTERVAL 1 MINUTE' names input 'Q', but the inputs are A, B")
-    syntaxError(s"$from\nWINDOW(A,B) = INTERVAL 2 FORTNIGHTS\nWHERE A.k = B.k", 2, 14, "unknown unit 'FORTNIGHTS'")
     syntaxError(s"$from WINDOW(A,B) = WHERE A.k = B.k", 1, 39, "expected a window length")
     syntaxError(s"$from WINDOW(A,B) = INTERVAL 1 MINUTE AND A.k = B.k", 1, 61,
       "expected another window term after AND")
@@ -49,17 +47,40 @@ class SqlWindowJoinErrorSuite extends AnyFunSuite with SharedSparkSession {
       "expected ',' between the low and the high end")
     syntaxError(s"$from DWINDOW(A) = INTERVAL 1 MINUTE", 1, 25, "DWINDOW takes two inputs")
     syntaxError(s"$from RANGE(A,B) = INTERVAL 1 MINUTE", 1, 25, "RANGE takes one input")
-    syntaxError(s"$from WINDOW(A,B) = -5", 1, 39, "a window cannot be negative")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING SPEED fast", 1, 58, "expected TIME or ALGORITHM")
-    syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING ALGORITHM fast", 1, 68, "unknown algorithm 'fast'")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING LEFT ANTI WHERE A.k = B.k", 1, 68, "expected JOIN")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING LEFT JOIN USING INNER JOIN", 1, 74,
       "USING ... JOIN is given twice")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE JOIN s3 C", 1, 52, "unexpected after the W-join clause")
-    syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING TIME (A.ts, X.ts)", 1, 70,
-      "USING TIME names input 'X', but the inputs are A, B")
     syntaxError(s"$from WINDOW = INTERVAL 1 MINUTE USING TIME (A.ts)", 1, 68,
       "USING TIME gives no time column for input(s) B")
+  }
+
+  /**
+   * The W-join's error of `condition` for `sql`, raised by `spark.sql`, at (line, column), with
+   * `message` in its text, and no query context (see SqlClauseMisuse).
+   */
+  private def clauseMisuse(sql: String, line: Int, column: Int, condition: String,
+      sqlState: String, message: String): Unit = {
+    val e = intercept[WJoinAnalysisException](spark.sql(sql))
+    assert((e.condition, e.getSqlState) == (condition, sqlState), e.getMessage)
+    assert(e.getMessage.contains(message), e.getMessage)
+    assert((e.line, e.startPosition) == (Some(line), Some(column)), e.getMessage)
+    assert(e.getMessage.endsWith(s"; line $line pos $column") && e.getQueryContext.isEmpty, e.getMessage)
+  }
+
+  test("misuse in a well-formed window clause is the W-join's error, placed at the offending token") {
+    clauseMisuse(s"$from WINDOW(A,Q) = INTERVAL 1 MINUTE", 1, 34, "WJOIN_UNKNOWN_INPUT_IN_WINDOW", "42703",
+      "window term 'WINDOW(A,Q) = INTERVAL 1 MINUTE' names input 'Q', but the inputs are A, B")
+    clauseMisuse(s"$from\nWINDOW(A,B) = INTERVAL 2 FORTNIGHTS\nWHERE A.k = B.k", 2, 14,
+      "WJOIN_INVALID_LENGTH", "22006", "unknown unit 'FORTNIGHTS'")
+    clauseMisuse(s"$from WINDOW(A,B) = -5", 1, 39, "WJOIN_NEGATIVE_WINDOW", "22023", "a window cannot be negative")
+    clauseMisuse(s"$from DWINDOW(A,B) = [INTERVAL 1 MINUTE, INTERVAL 2 FORTNIGHTS]", 1, 60,
+      "WJOIN_INVALID_LENGTH", "22006", "unknown unit 'FORTNIGHTS'")
+    clauseMisuse(s"$from WINDOW = INTERVAL 1 MINUTE USING ALGORITHM fast", 1, 68, "WJOIN_UNKNOWN_CHOICE",
+      "22023", "unknown algorithm 'fast'")
+    clauseMisuse(s"$from WINDOW = INTERVAL 1 MINUTE USING TIME (A.ts, X.ts)", 1, 70, "WJOIN_UNKNOWN_INPUT",
+      "42703", "USING TIME: unknown input(s) X; the inputs are A, B")
   }
 
   test("the FROM clause of a W-join: named relations, joined by commas or inner joins") {

@@ -5,6 +5,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.execution.SparkSqlParser
 import org.scalatest.funsuite.AnyFunSuite
 
+import wjoin.errors.WJoinAnalysisException
 import wjoin.testkit.SharedSparkSession
 
 /**
@@ -133,7 +134,7 @@ class WJoinSqlParserSuite extends AnyFunSuite with SharedSparkSession {
     val interval = "SELECT * FROM a A, b B DWINDOW(A,B) = [-INTERVAL 2 MINUTES, INTERVAL 30 SECONDS]"
     assert(WindowClauseFinder(interval).map(_.windowsText) == Seq("DWINDOW(A,B) = [-INTERVAL 2 MINUTES, INTERVAL 30 SECONDS]"))
     val negative = "SELECT * FROM a A, b B DWINDOW(A,B) = -INTERVAL 2 MINUTES"
-    assert(intercept[ParseException](WindowClauseFinder(negative)).getMessage.contains("negative"))
+    assert(intercept[WJoinAnalysisException](WindowClauseFinder(negative)).condition == "WJOIN_NEGATIVE_WINDOW")
     assert(WindowClauseFinder("SELECT * FROM a A, b B DWINDOW(A,B) = [INTERVAL 30 SECONDS,INTERVAL '2' MINUTES]")
       .map(_.windowsText) == Seq("DWINDOW(A,B) = [INTERVAL 30 SECONDS, INTERVAL '2' MINUTES]"))
   }
