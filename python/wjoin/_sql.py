@@ -39,8 +39,9 @@ def _is_parse_error(error: Exception) -> bool:
 
 def _wjoin_error(e: AnalysisException):
     """``e`` as a WJoinAnalysisException when it is a W-join misuse (a ``WJOIN_`` condition), else None."""
-    wjoin_error = converted(e)
-    return wjoin_error if wjoin_error is not None and wjoin_error.getCondition().startswith("WJOIN_") else None
+    condition = condition_of(e)
+    # Spark's own conditions stay Spark's; without one (PySpark 3.5's Connect client), converted() reads the text.
+    return None if condition and not condition.startswith("WJOIN_") else converted(e)
 
 
 def _session_has_extension(spark) -> bool:

@@ -203,9 +203,10 @@ object WindowClauseFinder {
         val text = WindowTermSyntax.render(end)
         val what = s"window term '${term.text}'"
         val asTimestamp = Try(parse(text, integralTime = false, what))
-        if (asTimestamp.isFailure && Try(parse(text, integralTime = true, what)).isFailure) {
+        lazy val asIntegral = Try(parse(text, integralTime = true, what))
+        if (asTimestamp.isFailure && asIntegral.isFailure) {
           val plainNumber = end.size == 1 || end.size == 2 && end.head.isSymbol("-")
-          (if (plainNumber) Try(parse(text, integralTime = true, what)).failed.get else asTimestamp.failed.get) match {
+          (if (plainNumber) asIntegral else asTimestamp).failed.get match {
             case e: WJoinAnalysisException => throw SqlClauseMisuse(sql, end.head, e)
             case other => fail(end.head, other.getMessage)
           }
