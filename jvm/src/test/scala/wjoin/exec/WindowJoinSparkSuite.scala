@@ -105,7 +105,7 @@ class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     assert(execOf(counted).output.isEmpty)
     assert(counted.collect().head.getLong(0) == all.length)
     val some = joined.select(col("C.v"), col("A.t"))
-    assert(execOf(some).output.map(_.name) == Seq("t", "v"))
+    assert(execOf(some).output.map(_.name) == Seq("v", "t"), "in the order selected")
     assert(sorted(some) == all.map(r => s"${r.getInt(6)},${r.getLong(1)}").sorted.toSeq)
     val withPredicate = WJoin("A" -> a, "B" -> b).on("k").on(col("A.v") < col("B.v")).time("t").window("4").toDF
       .select(col("B.t"))
@@ -141,6 +141,28 @@ class WindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession with Adap
     val exec = execOf(filtered)
     assert(exec.residual.exists(_.sql.contains("+")), "multi-input conjunct joined the W-join condition")
     assert(exec.children.head.output.map(_.name).toSet == Set("k", "t", "v"))
+  }
+
+  test("a selection of columns in any order is the W-join's own output, with no projection above it") {
+    val (a, b, c) = (stream(21, 200, 4, 100), stream(22, 200, 4, 100), stream(23, 200, 4, 100))
+    val joined = WJoin("A" -> a, "B" -> b, "C" -> c).on("k").time("t").window("3").toDF
+    a.createOrReplaceTempView("a"); b.createOrReplaceTempView("b"); c.createOrReplaceTempView("c")
+    val expected = sorted(spark.sql(
+      """SELECT c.v, a.t, b.v, a.k, c.t FROM a JOIN b ON a.k = b.k AND abs(a.t - b.t) <= 3
+        |JOIN c ON a.k = c.k AND abs(a.t - c.t) <= 3 AND abs(b.t - c.t) <= 3""".stripMargin))
+    assert(expected.size > 100)
+    val selected = joined.select(col("C.v"), col("A.t"), col("B.v"), col("k"), col("C.t"))
+    val plan = selected.queryExecution.optimizedPlan
+    assert(plan.isInstanceOf[wjoin.plan.logical.WindowJoin], s"a projection stayed above the W-join:\n$plan")
+    assert(plan.output.map(_.qualifiedName) == selected.queryExecution.analyzed.output.map(_.qualifiedName))
+    assert(sorted(selected) == expected)
+    // An expression keeps its projection; the W-join's output is what it reads, in that order.
+    val computed = joined.select((col("C.v") + col("A.v")).as("s"), col("B.t"))
+    val below = computed.queryExecution.optimizedPlan.collectFirst { case w: wjoin.plan.logical.WindowJoin => w }.get
+    assert(below.output.map(_.qualifiedName) == Seq("C.v", "A.v", "B.t"))
+    assert(sorted(computed) == sorted(spark.sql(
+      """SELECT c.v + a.v, b.t FROM a JOIN b ON a.k = b.k AND abs(a.t - b.t) <= 3
+        |JOIN c ON a.k = c.k AND abs(a.t - c.t) <= 3 AND abs(b.t - c.t) <= 3""".stripMargin)))
   }
 
   test("the same DataFrame may be several inputs") {

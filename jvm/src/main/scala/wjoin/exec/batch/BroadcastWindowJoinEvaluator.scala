@@ -57,9 +57,8 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
   private def probing(partitionIndex: Int, rows: Iterator[InternalRow], windows: Seq[BroadcastWindow],
       started: Long): Iterator[InternalRow] = {
     val shared = new BroadcastWindows(codec.plan, streamed, windows)
-    val combined = codec.combinedRow()
     val probe = new BroadcastProbe(codec.plan, shared, codec.tupleFilter(partitionIndex), codec.rangeValues())
-    val out = new StreamedRows(rows, probe, codec, streamed, codec.outputWriter(combined))
+    val out = new StreamedRows(rows, probe, codec, streamed, codec.outputWriter())
     val publisher = metrics.streamedPublisher(probe.stats, out, streamed)
     out.onProgress = () => publisher.publish()
     out.onComplete = () => {

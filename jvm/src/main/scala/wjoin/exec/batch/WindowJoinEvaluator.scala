@@ -57,10 +57,9 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     }
     val plan = checked.fold(codec.plan)(_.plan)
     val planCodec = checked.fold(codec)(_.codec)
-    val combined = planCodec.combinedRow()
     val engine = WJoinEngine.batch(plan, planCodec.tupleFilter(partitionIndex), planCodec.rangeValues(), shed,
       partitionIndex, listener, memory)
-    val emit = planCodec.outputWriter(combined)
+    val emit = planCodec.outputWriter()
     // Anchors still buffered at the end of input are decided once every combination is out.
     val endSteps = Seq(() => engine.finish()) ++ decisions.map(_ => () => engine.evictAll())
     val output = decisions match {

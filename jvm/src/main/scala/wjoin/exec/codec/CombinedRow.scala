@@ -41,10 +41,9 @@ private[exec] final class CombinedRow(types: Seq[Seq[DataType]], inputs: Seq[Int
 
 /**
  * A read-only row whose field f is field `ordinal(f)` of the tuple's row `input(f)`: what Spark's
- * generated projections and predicates read a combination through. Each read is two array
- * lookups, where a chain of JoinedRows costs a virtual call and a field count per level, and
- * copying the rows side by side ([[org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowJoiner]])
- * copies every stored byte, once per level.
+ * generated residual predicates read a combination through. Each read is two array lookups,
+ * where a chain of JoinedRows costs a virtual call and a field count per level. (Output rows
+ * are not written through it: [[OutputRowWriter]] copies the stored rows' bytes.)
  *
  * It extends GenericInternalRow so that getters a Spark version adds (`getVariant` since 4.0)
  * are inherited: they read through [[genericGet]], which knows each field's type.

@@ -3,7 +3,6 @@ package codec
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.expressions.codegen.GenerateUnsafeRowJoiner
 import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types._
 
@@ -256,31 +255,10 @@ final class RowCodec(
     }
   }
 
-  /**
-   * The output row of a combination, in one of two forms chosen here, once:
-   *
-   * {{{
-   *   output = the stored columns   the stored rows side by side: Spark's generated
-   *                                 UnsafeRowJoiner copies bytes, not fields
-   *   otherwise                     a projection over the combined row's flat view, which
-   *                                 reads only the columns it writes, each once
-   * }}}
-   */
-  def outputWriter(combined: CombinedRow): Array[AnyRef] => InternalRow = {
-    val stored = storedAttributes.flatten
-    if (output.map(_.exprId) != stored.map(_.exprId)) {
-      val project = UnsafeProjection.create(output, stored)
-      return tuple => project(combined.of(tuple))
-    }
-    val schemas = storedAttributes.map(DataTypeUtils.fromAttributes)
-    val joiners = (1 until n).map(k =>
-      GenerateUnsafeRowJoiner.create(DataTypeUtils.fromAttributes(storedAttributes.take(k).flatten), schemas(k))).toArray
-    tuple => {
-      var row = tuple(0).asInstanceOf[UnsafeRow]
-      var k = 1
-      while (k < n) { row = joiners(k - 1).join(row, tuple(k).asInstanceOf[UnsafeRow]); k += 1 }
-      row
-    }
+  /** The output row of a combination: its stored rows' bytes copied field by field ([[OutputRowWriter]]). */
+  def outputWriter(): Array[AnyRef] => InternalRow = {
+    val writer = OutputRowWriter(output, storedAttributes)
+    tuple => writer.write(tuple)
   }
 }
 
@@ -337,14 +315,11 @@ object RowCodec {
  */
 private[exec] object AnchorWriter {
   def apply(codec: RowCodec, output: Seq[Attribute], how: JoinHow): AnyRef => InternalRow = how match {
-    case JoinHow.LeftOuter =>
-      val combined = codec.combinedRow()
-      val project = UnsafeProjection.create(output, codec.storedAttributes.flatten.map(_.withNullability(true)))
+    case JoinHow.LeftOuter | JoinHow.LeftSemi | JoinHow.LeftAnti =>
+      // The other inputs' slots stay empty: their columns are written NULL.
+      val writer = OutputRowWriter(output, codec.storedAttributes)
       val tuple = new Array[AnyRef](codec.n)
-      anchor => { tuple(0) = anchor; project(combined.of(tuple)) }
-    case JoinHow.LeftSemi | JoinHow.LeftAnti =>
-      val project = UnsafeProjection.create(output, codec.storedAttributes.head)
-      anchor => project(anchor.asInstanceOf[InternalRow])
+      anchor => { tuple(0) = anchor; writer.write(tuple) }
     case JoinHow.Inner => throw new AssertionError("an inner W-join outputs no anchor rows alone")
   }
 }

@@ -41,7 +41,6 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
    * [[StreamingEngineCache]] accounts for it.
    */
   val memory: WindowMemory = TaskWindowMemory.ledger(names.getOrElse(WindowNames.numbered(codec.n)))
-  private val combined = codec.combinedRow()
   // The budgets the state saves are the engine's (under limits), built below.
   val state: WindowJoinStateStore = new WindowJoinStateStore(codec, anchored = how.anchored,
     budgets = shed.map(_ => () => join.shedder.get.budgets.save()))
@@ -64,7 +63,7 @@ final class StreamingPartition(val codec: RowCodec, partitionIndex: Int, how: Jo
   }
   val join: MicroBatchWJoin = new MicroBatchWJoin(codec.plan, codec.tupleFilter(partitionIndex),
     codec.rangeValues(), shed, partitionIndex, listener, memory)
-  val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter(combined)
+  val emit: Array[AnyRef] => org.apache.spark.sql.catalyst.InternalRow = codec.outputWriter()
 
   /**
    * Under limits, before each micro-batch (after [[restore]]): batch `batchId` runs under

@@ -1,7 +1,7 @@
 package wjoin.plan
 package logical
 
-import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelper, PythonFuncExpression}
+import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, PredicateHelper, PythonFuncExpression}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project}
 import org.apache.spark.sql.catalyst.rules.Rule
 
@@ -76,11 +76,17 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
 
 /**
  * Narrows a [[WindowJoin]]'s output to the columns its parent projection uses (a count needs
- * none), so each combination costs only those columns and ColumnPruning can prune the inputs.
+ * none), so each combination costs only those columns and ColumnPruning can prune the inputs,
+ * and orders them as the projection first reads them: a projection that only selects columns
+ * (`df.select("k", "A.ts", ...)`) then has its child's output, and Spark's RemoveNoopOperators
+ * removes it, so each combination is written once, in the order asked for.
  */
 object PruneWindowJoinOutput extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = plan transform {
-    case p @ Project(list, w: WindowJoin) if w.resolved && !w.outputSet.subsetOf(p.references) =>
-      p.copy(child = w.copy(outputColumns = w.outputColumns.filter(p.references.contains)))
+    case p @ Project(list, w: WindowJoin) if w.resolved && list.forall(_.resolved) =>
+      // In the order the expressions name them; then what only subqueries reference.
+      val read = (list.flatMap(_.collect { case a: Attribute => a }) ++ list.flatMap(_.references)).map(_.exprId).distinct
+      val columns = read.flatMap(id => w.outputColumns.find(_.exprId == id))
+      if (columns == w.outputColumns) p else p.copy(child = w.copy(outputColumns = columns))
   }
 }

@@ -52,8 +52,8 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  * }}}
  *
  * The output is the children's columns in input order (left_semi / left_anti: the first
- * child's only; left: the others' nullable), narrowed to what the parent needs
- * by [[PruneWindowJoinOutput]]; Spark's own ColumnPruning then prunes the children to the
+ * child's only; left: the others' nullable), narrowed to what the parent needs and put in the
+ * order it reads them by [[PruneWindowJoinOutput]]; Spark's own ColumnPruning then prunes the children to the
  * output plus the time columns and condition. Filters over single inputs are pushed into
  * them by [[PushFiltersIntoWindowJoin]]; constant folding applies to the condition like to
  * any expression.
@@ -66,7 +66,8 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  * @param windows     the window constraints and their closed matrix
  * @param algorithm   the algorithm asked for; None = auto (the planner chooses,
  *                    [[WindowJoinPlanner]])
- * @param outputColumns the output: columns of the children, in input order
+ * @param outputColumns the output: columns of the children, in input order or in the order
+ *                    the parent projection reads them
  * @param access      access paths and expiration interval asked for, parsed and checked
  *                    where the node is built ([[AccessOptions.parse]])
  * @param how         what is emitted ([[JoinHow]]; the first input is the anchor): inner, the

@@ -11,11 +11,11 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 import wjoin.core.{Algorithm, EnginePlan, JoinHow, UniformWindow, WindowMatrix}
 
 /**
- * [[CombinedRow]] and the output rows written through it ([[RowCodec.outputWriter]],
- * [[RowCodec.anchorWriter]]), without Spark jobs: every output column holds the value of the
- * input column it names, whatever its type, NULL or not, for outputs that are the stored
- * columns in order (rows copied side by side) and for any other subset or order (a projection
- * over the flat view).
+ * [[CombinedRow]] (the flat view residual predicates read) and the codec's output rows
+ * ([[RowCodec.outputWriter]], [[RowCodec.anchorWriter]]), without Spark jobs: every output
+ * column holds the value of the input column it names, whatever its type, NULL or not, for
+ * outputs that are the stored columns in order and for any other subset or order
+ * ([[OutputRowWriterSuite]] checks the writer's bytes against Spark's projection).
  */
 class CombinedRowSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   private val names = Seq("A", "B", "C")
@@ -62,7 +62,7 @@ class CombinedRowSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   test("an output row holds each named column's value, for any output columns, types and NULLs") {
     forAll(rowsGen, outputGen) { (values, output) =>
       val codec = new RowCodec(attrs, attrs.map(_.head), Nil, Nil, output, plan)
-      val out = codec.outputWriter(codec.combinedRow())(stored(values, codec))
+      val out = codec.outputWriter()(stored(values, codec))
       val expected = output.map { a =>
         val i = attrs.indexWhere(_.exists(_.exprId == a.exprId))
         values(i)(attrs(i).indexWhere(_.exprId == a.exprId))
