@@ -3,7 +3,6 @@ package codec
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.types.DataTypeUtils
 import org.apache.spark.sql.types._
 
 import wjoin.core.{EnginePlan, JoinHow, RangeValues, RealKeys, TupleFilter}
@@ -225,9 +224,6 @@ final class RowCodec(
   /** The output row of a decided anchor row (see [[AnchorWriter]]). */
   def anchorWriter(how: JoinHow): AnyRef => InternalRow = AnchorWriter(this, output, how)
 
-  /** A combined-row view of engine tuples over the stored columns. */
-  def combinedRow(): CombinedRow = new CombinedRow(storedAttributes.map(_.map(_.dataType)))
-
   /**
    * The residual predicate, compiled per (origin, depth) where its inputs are first bound, over
    * the rows of only the inputs its conjuncts read: one stored row as it is, several through one
@@ -256,10 +252,7 @@ final class RowCodec(
   }
 
   /** The output row of a combination: its stored rows' bytes copied field by field ([[OutputRowWriter]]). */
-  def outputWriter(): Array[AnyRef] => InternalRow = {
-    val writer = OutputRowWriter(output, storedAttributes)
-    tuple => writer.write(tuple)
-  }
+  def outputWriter(): Array[AnyRef] => InternalRow = OutputRowWriter(output, storedAttributes).write
 }
 
 object RowCodec {
