@@ -9,7 +9,7 @@ os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
 from pyspark.sql import SparkSession  # noqa: E402
 
 import wjoin  # noqa: E402
-from environments import long_lived_jvm_env  # noqa: E402
+from environments import local_checkpoint_settings, long_lived_jvm_env  # noqa: E402
 
 # Every example runs Spark jobs: few examples, no per-example deadline.
 settings.register_profile(
@@ -24,6 +24,8 @@ def spark():
     builder = (SparkSession.builder.master("local[2]")
                .config("spark.sql.shuffle.partitions", "5")
                .config("spark.ui.enabled", "false"))
+    for key, value in local_checkpoint_settings().items():
+        builder = builder.config(key, value)
     # The JVM pyspark starts now inherits this process's environment: its JVM options for a
     # whole suite's JVM, only while it starts.
     def set_options(value):

@@ -17,7 +17,7 @@ import pyspark
 
 import wjoin
 
-from environments import long_lived_jvm_env
+from environments import local_checkpoint_settings, long_lived_jvm_env
 
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -67,7 +67,7 @@ class ConnectServer:
             "spark.connect.grpc.binding.port": str(self.port),
             "spark.sql.shuffle.partitions": "5",
             "spark.ui.enabled": "false",
-            "spark.driver.memory": "2g"})
+            "spark.driver.memory": "2g"}, **(local_checkpoint_settings() if self.long_lived else {}))
         args = [os.path.join(spark_home, "bin", "spark-submit"), "--class", SERVER_CLASS, "--master", "local[2]"]
         jars = connect_server_jars() + ([self.jar] if self.with_wjoin else [])
         if jars:
