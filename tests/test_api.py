@@ -263,6 +263,29 @@ def test_windows_forms(a, b, c, windows, expected):
     assert rows_of(joined) == expected
 
 
+ODD_NAMES = ("Cam 1", "cam, 2 AND x", "C`3")  # a blank; a comma, AND and a parenthesis-free grammar word; a backquote
+
+
+@pytest.mark.parametrize("windows", [
+    {(ODD_NAMES[0], ODD_NAMES[1]): (0, 5), (ODD_NAMES[1], ODD_NAMES[2]): (0, 8)},
+    [wjoin.directed(ODD_NAMES[0], ODD_NAMES[1], 5), wjoin.directed(ODD_NAMES[1], ODD_NAMES[2], 8)],
+    "DWINDOW(`Cam 1`, `cam, 2 AND x`) = 5 AND DWINDOW(`cam, 2 AND x`, `C``3`) = 8",
+], ids=["dict", "directed", "text-backquoted"])
+def test_any_input_name_in_every_window_form(a, b, c, windows):
+    # The structured forms backquote a name that is not letters, digits and '_' (as text may).
+    joined = wjoin.wjoin(dict(zip(ODD_NAMES, (a, b, c))), on="k", time="ts", windows=windows)
+    assert rows_of(joined) == DIRECTED
+
+
+def test_a_window_pair_names_what_is_no_input_even_if_it_reads_as_terms(spark, a, b):
+    # Unquoted, this key would have become the terms WINDOW(A,B) = 100 AND DWINDOW(A,B) = 5.
+    with job_counter(spark) as jobs, pytest.raises(AnalysisException) as e:
+        wjoin.wjoin({"A": a, "B": b}, on="k", time="ts", windows={("A", "B) = 100 AND DWINDOW(A,B"): 5}).columns
+    assert e.value.getCondition() == "WJOIN_UNKNOWN_INPUT_IN_WINDOW"
+    assert e.value.getMessageParameters()["name"] == "B) = 100 AND DWINDOW(A,B"
+    assert is_connect(spark) or jobs() == []
+
+
 def test_missing_pair_is_bounded_only_through_the_others(spark):
     # WINDOW(A,B) = 2 AND WINDOW(B,C) = 2: A and C may be 4 apart (the implied bound through B).
     a = spark.createDataFrame([(0,)], "ts bigint")

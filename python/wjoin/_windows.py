@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import numbers
+import re
 from dataclasses import dataclass
 
 # Largest unit first: a timedelta becomes the fewest digits ("180 seconds", "250999 microseconds").
@@ -31,6 +32,13 @@ def length_text(value, what: str) -> str:
     raise TypeError(f"{what}: a window length is a string, datetime.timedelta or number, got {shown}")
 
 
+def name_text(name: str) -> str:
+    """An input name as a term writes it: as is when it is letters, digits and '_', else between
+    backquotes (a backquote doubled), so every name can appear in a term and none is read as the
+    terms' grammar (the JVM's ``WindowTermParser.nameText``)."""
+    return name if re.fullmatch(r"\w+", name) else "`" + name.replace("`", "``") + "`"
+
+
 @dataclass(frozen=True)
 class Directed:
     """``DWINDOW(a,b)``: the row of ``b`` follows the row of ``a`` by ``low`` to ``high``."""
@@ -44,8 +52,8 @@ class Directed:
         what = f"directed({self.a!r}, {self.b!r})"
         high = length_text(self.high, what)
         if self.low is None or (not isinstance(self.low, str) and not self.low):  # 0, timedelta(0)
-            return f"DWINDOW({self.a},{self.b}) = {high}"
-        return f"DWINDOW({self.a},{self.b}) = [{length_text(self.low, what)}, {high}]"
+            return f"DWINDOW({name_text(self.a)},{name_text(self.b)}) = {high}"
+        return f"DWINDOW({name_text(self.a)},{name_text(self.b)}) = [{length_text(self.low, what)}, {high}]"
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,7 @@ class StreamRange:
     length: object
 
     def text(self) -> str:
-        return f"RANGE({self.b}) = {length_text(self.length, f'range_window({self.b!r})')}"
+        return f"RANGE({name_text(self.b)}) = {length_text(self.length, f'range_window({self.b!r})')}"
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,7 @@ class StreamRows:
     count: int
 
     def text(self) -> str:
-        return f"ROWS({self.b}) = {self.count}"
+        return f"ROWS({name_text(self.b)}) = {self.count}"
 
 
 def _require_names(maker: str, *names) -> None:
@@ -100,7 +108,7 @@ def _pair_text(pair, value) -> str:
     if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
         raise TypeError(f"windows: dict keys are pairs of input names such as ('A', 'B'), got {pair!r}")
     if not isinstance(value, tuple):
-        return f"WINDOW({pair[0]},{pair[1]}) = {length_text(value, f'window {pair!r}')}"
+        return f"WINDOW({name_text(pair[0])},{name_text(pair[1])}) = {length_text(value, f'window {pair!r}')}"
     if len(value) != 2:
         raise ValueError(f"windows: {pair!r} -> {value!r}: an interval is (low, high)")
     return Directed(pair[0], pair[1], value[1], value[0]).text()

@@ -76,9 +76,25 @@ object StreamRows {
  * }}}
  */
 object WindowTermParser {
+  /** An input name in a term: a plain name, or any name between backquotes (`` ` `` doubled inside). */
+  private val Name = """(`(?:[^`]|``)+`|[^,()\s`]+)"""
   private val Term =
-    """(?is)\s*(WINDOW|DWINDOW)\s*(?:\(\s*([^,()\s]+)\s*,\s*([^,()\s]+)\s*\))?\s*=\s*(.+?)\s*""".r
-  private val PerStream = """(?is)\s*(RANGE|ROWS)\s*\(\s*([^,()\s]+)\s*\)\s*=\s*(.+?)\s*""".r
+    s"""(?is)\\s*(WINDOW|DWINDOW)\\s*(?:\\(\\s*$Name\\s*,\\s*$Name\\s*\\))?\\s*=\\s*(.+?)\\s*""".r
+  private val PerStream = s"""(?is)\\s*(RANGE|ROWS)\\s*\\(\\s*$Name\\s*\\)\\s*=\\s*(.+?)\\s*""".r
+  private val PlainName = """[\p{L}\p{N}_]+""".r
+
+  /**
+   * `name` as a term writes it: as is when it is letters, digits and '_', else between
+   * backquotes (`WINDOW(`Cam 1`,B) = 5`), so every input name can be written in a term, and a
+   * name is never read as the terms' grammar. The one rule for the API's structured window
+   * forms (the Python package applies the same), SQL and EXPLAIN.
+   */
+  def nameText(name: String): String =
+    if (PlainName.pattern.matcher(name).matches()) name else "`" + name.replace("`", "``") + "`"
+
+  private def unquote(name: String): String =
+    if (name.length >= 2 && name.head == '`' && name.last == '`') name.substring(1, name.length - 1).replace("``", "`")
+    else name
 
   /**
    * `[lo, hi]` (the text after `=`, trimmed): lo up to the first comma, hi up to the closing
@@ -95,17 +111,19 @@ object WindowTermParser {
     }
   }
 
-  /** Splits on top-level AND (not inside [...]). */
+  /** Splits on top-level AND (not inside [...] or a backquoted name). */
   private def splitTerms(text: String): Seq[String] = {
     val parts = mutable.ArrayBuffer.empty[String]
     val current = new StringBuilder
     var depth = 0
+    var quoted = false // an odd number of backquotes so far: inside a name (a doubled one toggles twice)
     val words = text.split("(?<=\\s)|(?=\\s)|(?<=[\\[\\]])|(?=[\\[\\]])")
     words.foreach { w =>
-      if (w == "[") depth += 1
-      if (w == "]") depth -= 1
-      if (depth == 0 && w.equalsIgnoreCase("and")) { parts += current.toString; current.clear() }
+      if (!quoted && w == "[") depth += 1
+      if (!quoted && w == "]") depth -= 1
+      if (!quoted && depth == 0 && w.equalsIgnoreCase("and")) { parts += current.toString; current.clear() }
       else current ++= w
+      if (w.count(_ == '`') % 2 == 1) quoted = !quoted
     }
     parts += current.toString
     parts.map(_.trim).toSeq
@@ -122,8 +140,12 @@ object WindowTermParser {
     if (exact >= 0) Some(exact) else if (folded.size == 1) folded.headOption else None
   }
 
-  def resolveName(name: String, names: Seq[String], term: String): Int = indexOfName(name, names).getOrElse(
-    WJoinErrors.raise("WJOIN_UNKNOWN_INPUT_IN_WINDOW", "term" -> term, "name" -> name, "inputs" -> names))
+  /** The input a term's name (backquoted or not, see [[nameText]]) refers to. */
+  def resolveName(written: String, names: Seq[String], term: String): Int = {
+    val name = unquote(written)
+    indexOfName(name, names).getOrElse(
+      WJoinErrors.raise("WJOIN_UNKNOWN_INPUT_IN_WINDOW", "term" -> term, "name" -> name, "inputs" -> names))
+  }
 
   def parse(text: String, names: Seq[String], integralTime: Boolean): Seq[WindowTerm] = {
     if (text == null || text.trim.isEmpty) WJoinErrors.raise("WJOIN_EMPTY_WINDOWS")
@@ -143,7 +165,7 @@ object WindowTermParser {
           } else {
             val ia = resolveName(a, names, termText)
             val ib = resolveName(b, names, termText)
-            if (ia == ib) WJoinErrors.raise("WJOIN_WINDOW_TERM_SELF", "term" -> termText, "name" -> a)
+            if (ia == ib) WJoinErrors.raise("WJOIN_WINDOW_TERM_SELF", "term" -> termText, "name" -> unquote(a))
             value match {
               case Interval(lo, hi) if directed => // either end may be negative: only lo > hi is empty
                 def end(t: String) = Durations.parseSigned(t, integralTime, s"window term '$termText'")

@@ -11,7 +11,7 @@ package wjoin.sql
 final case class WindowTermSyntax(kind: SqlToken, names: Seq[SqlToken], length: Seq[SqlToken]) {
   /** The term in the papers' syntax, as [[wjoin.core.WindowTermParser]] reads it (and EXPLAIN shows it). */
   def text: String = {
-    val inputs = if (names.isEmpty) "" else names.map(_.name).mkString("(", ",", ")")
+    val inputs = if (names.isEmpty) "" else names.map(n => wjoin.core.WindowTermParser.nameText(n.name)).mkString("(", ",", ")")
     s"${kind.word}$inputs = ${WindowTermSyntax.render(length)}"
   }
 }

@@ -57,7 +57,6 @@ object WindowClauseFinder {
   private val LengthStopWords = Set("AND", "USING", "JOIN", "ON", "INNER", "CROSS", "LEFT", "RIGHT", "FULL",
     "NATURAL", "LATERAL", "PIVOT", "UNPIVOT", "TABLESAMPLE", "AS") ++ TermKinds
 
-  private val SimpleName = """[\p{L}\p{N}_]+""".r
 
   def apply(sql: String): Seq[WindowClause] = {
     val tokens = SqlTokens(sql)
@@ -157,8 +156,6 @@ object WindowClauseFinder {
         case other => if (names.size == 1) None else Some(s"$other takes one input: $other(B) = <length>")
       }
       arity.foreach(fail(kind, _))
-      names.find(n => !SimpleName.pattern.matcher(n.name).matches()).foreach(n => fail(n, "an input name in a window term must " +
-        "consist of letters, digits and '_'; give the relation such an alias"))
       expectSymbol("=", "expected '=' and a window length")
       val length = if (peek.isSymbol("[")) {
         val open = next()

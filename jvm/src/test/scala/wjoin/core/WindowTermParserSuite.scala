@@ -28,4 +28,25 @@ class WindowTermParserSuite extends AnyFunSuite {
     val spaced = s"DWINDOW(A,B) = [1${" " * half},${" " * half}2]"
     assert(parse(spaced).map { case d: DirectedWindow => (d.lo, d.hi) } == Seq((1L, 2L)))
   }
+
+  test("any input name, between backquotes: spaces, commas, parentheses, AND, '=' and backquotes in it") {
+    val odd = Seq("Cam 1", "x, y (and) z = 2", "tick`s")
+    def named(text: String) = WindowTermParser.parse(text, odd, integralTime = true)
+    val written = odd.map(WindowTermParser.nameText)
+    assert(written == Seq("`Cam 1`", "`x, y (and) z = 2`", "`tick``s`"))
+    assert(WindowTermParser.nameText("Cam_1") == "Cam_1")
+    val terms = named(s"WINDOW(${written(0)},${written(1)}) = 5 AND DWINDOW(${written(1)}, ${written(2)}) = [1, 3] AND " +
+      s"RANGE(${written(2)}) = 4 and ROWS(${written(0)}) = 2")
+    assert(terms.map(_.getClass.getSimpleName) == Seq("PairWindow", "DirectedWindow", "StreamRange", "StreamRows"))
+    assert(terms.head == PairWindow(0, 1, 5, s"WINDOW(${written(0)},${written(1)}) = 5"))
+    assert(terms(1) == DirectedWindow(1, 2, 1, 3, s"DWINDOW(${written(1)}, ${written(2)}) = [1, 3]"))
+    // A name that is no input is reported as such, never read as terms; a plain name still
+    // resolves when written between backquotes.
+    val unknown = intercept[WJoinAnalysisException](parse("WINDOW(A,`B) = 100 AND DWINDOW(A,B`) = 5"))
+    assert(unknown.condition == "WJOIN_UNKNOWN_INPUT_IN_WINDOW")
+    assert(unknown.getMessage.contains("names input 'B) = 100 AND DWINDOW(A,B'"))
+    assert(parse("WINDOW(`A`,`b`) = 5") == Seq(PairWindow(0, 1, 5, "WINDOW(`A`,`b`) = 5")))
+    assert(condition("WINDOW(`A`,`A`) = 5") == "WJOIN_WINDOW_TERM_SELF")
+    assert(condition("WINDOW(A,`B) = 5") == "WJOIN_WINDOW_TERM_SYNTAX") // an unclosed quote
+  }
 }

@@ -108,6 +108,23 @@ class SqlWindowJoinSuite extends AnyFunSuite with SharedSparkSession with Adapti
          |$camerasWhere""".stripMargin) == travel)
   }
 
+  test("any alias, backquoted in the window terms as in the FROM clause; the API's terms alike") {
+    val expected = bag(cameraJoin("DWINDOW(A,B) = 10 minutes AND DWINDOW(B,C) = 10 minutes"))
+    assert(expected.size > 5)
+    // The same names in the API's terms, as its structured window forms write them (nameText).
+    val names = Seq("Cam 1", "cam, 2 AND x", "C`3")
+    val Seq(a, b, c) = names.map(wjoin.core.WindowTermParser.nameText)
+    val api = WJoin(names(0) -> cam1, names(1) -> cam2, names(2) -> cam3)
+      .on(col(s"$a.ObjID") === col(s"$b.ObjID") && col(s"$b.ObjID") === col(s"$c.ObjID")).time("ts")
+      .windows(s"DWINDOW($a,$b) = 10 minutes AND DWINDOW($b,$c) = 10 minutes").toDF
+      .select(col(s"$a.ObjID"), col(s"$a.ts"), col(s"$b.ts"), col(s"$c.ts"), col(s"$c.speed"))
+    assert(bag(api) == expected)
+    assert(sqlBag(
+      s"""SELECT $a.ObjID, $a.ts, $b.ts, $c.ts, $c.speed FROM Camera1 $a, Camera2 $b, Camera3 $c
+         |DWINDOW($a,$b) = INTERVAL 10 MINUTES AND DWINDOW(`cam, 2 AND x`, $c) = INTERVAL 10 MINUTES
+         |WHERE $a.ObjID = $b.ObjID AND $b.ObjID = $c.ObjID""".stripMargin) == expected)
+  }
+
   test("per-stream RANGE windows mixed with pairwise windows") {
     val expected = bag(cameraJoin("RANGE(B) = 1 minute AND WINDOW = 5 minutes"))
     assert(expected.nonEmpty && expected != bag(cameraJoin("WINDOW = 5 minutes")))

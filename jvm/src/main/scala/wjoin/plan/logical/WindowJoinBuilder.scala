@@ -240,8 +240,9 @@ object WindowJoinBuilder extends PredicateHelper {
     WJoinErrors.check(undirected.isEmpty, "WJOIN_BIDIRECTIONAL_NEEDS_DWINDOW", Seq("terms" -> undirected.mkString(", "),
       "verb" -> (if (undirected.size == 1) "is" else "are")))
     val reversed = terms.collect { case d: DirectedWindow =>
-      val value = d.text.substring(d.text.indexOf('=') + 1).trim
-      DirectedWindow(d.b, d.a, d.lo, d.hi, s"DWINDOW(${names(d.b)},${names(d.a)}) = $value")
+      val value = d.text.substring(d.text.lastIndexOf('=') + 1).trim // a length has no '=', a quoted name may
+      DirectedWindow(d.b, d.a, d.lo, d.hi,
+        s"DWINDOW(${WindowTermParser.nameText(names(d.b))},${WindowTermParser.nameText(names(d.a))}) = $value")
     }
     WindowSpec(reversed, WindowMatrix.close(reversed, names), spec.integralTime, spec.strategy, excluding = Some(spec))
   }
