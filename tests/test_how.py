@@ -143,10 +143,22 @@ def test_sql_using_left_anti_join(spark):
     assert rows_of(got) == bag([(2, 5), (None, 12)])
 
 
+def test_sparks_spellings_of_each_how_give_its_rows(two_inputs):
+    a, b = two_inputs
+    for how, spellings in {"left": ["left_outer", "LeftOuter", " LEFT "], "left_semi": ["leftsemi", "semi", "Left_Semi"],
+                           "left_anti": ["leftanti", "anti"], "inner": ["INNER"]}.items():
+        expected = rows_of(wjoin.wjoin([a, b], on="k", time="ts", window=3, how=how))
+        for spelling in spellings:
+            assert rows_of(wjoin.wjoin([a, b], on="k", time="ts", window=3, how=spelling)) == expected, spelling
+
+
 def test_how_errors(spark, two_inputs):
     a, b = two_inputs
     with pytest.raises(ValueError, match="unknown how 'right'; use one of inner, left, left_semi, left_anti"):
         wjoin.wjoin([a, b], on="k", time="ts", window=3, how="right")
+    for spelling in ("full_outer", "cross", "left__outerx", ""):
+        with pytest.raises(ValueError, match="unknown how"):
+            wjoin.wjoin([a, b], on="k", time="ts", window=3, how=spelling)
     with pytest.raises(TypeError, match="how: expected a string"):
         wjoin.wjoin([a, b], on="k", time="ts", window=3, how=1)
     with pytest.raises(ValueError, match="bidirectional"):

@@ -312,7 +312,8 @@ def wjoin(inputs, *, on=None, time=None, window=None, windows=None, algorithm: s
     how        what is emitted, the first input being the anchor: "inner" (default, every
                combination), "left" (also each anchor row in no combination, NULLs for the other
                inputs' columns), "left_semi" (each anchor row in some combination, once, its own
-               columns), "left_anti" (each anchor row in no combination, once: "never completed")
+               columns), "left_anti" (each anchor row in no combination, once: "never completed");
+               Spark's other spellings too ("left_outer", "leftsemi", "anti", ...)
     limits     resource limits per partition (Kang et al. Sec. 5.2), an approximate
                inner W-join whose result is a sub-bag of the exact one: {"state_rows": M} (at most
                M buffered rows, each input's window a random subset within its share) and/or

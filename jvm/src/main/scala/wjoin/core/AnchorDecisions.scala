@@ -25,9 +25,18 @@ object JoinHow extends NamedValues[JoinHow] {
 
   val all: Seq[JoinHow] = Seq(Inner, LeftOuter, LeftSemi, LeftAnti)
 
-  /** The how named `text` (any case); WJOIN_UNKNOWN_CHOICE naming it and the accepted names. */
-  def parseOrFail(text: String): JoinHow = byName(Option(text).map(_.trim).orNull).getOrElse(
-    WJoinErrors.raise("WJOIN_UNKNOWN_CHOICE", "option" -> "how", "value" -> text, "choices" -> all.map(_.name)))
+  /** Spark's other spellings of these join types (its `JoinType(...)`: any case, '_' ignored). */
+  private val sparkSpellings: Map[String, JoinHow] = Map("inner" -> Inner, "left" -> LeftOuter,
+    "leftouter" -> LeftOuter, "leftsemi" -> LeftSemi, "semi" -> LeftSemi, "leftanti" -> LeftAnti, "anti" -> LeftAnti)
+
+  /**
+   * The how named `text`: one of [[all]]'s names or Spark's spelling of the same join type
+   * (`left_outer`, `leftsemi`, `anti`, ...), in any case; WJOIN_UNKNOWN_CHOICE naming it and
+   * the accepted names otherwise (Spark's right, full and cross joins have no anchor here).
+   */
+  def parseOrFail(text: String): JoinHow = Option(text)
+    .flatMap(t => sparkSpellings.get(t.trim.toLowerCase(java.util.Locale.ROOT).replace("_", "")))
+    .getOrElse(WJoinErrors.raise("WJOIN_UNKNOWN_CHOICE", "option" -> "how", "value" -> text, "choices" -> all.map(_.name)))
 
   /** The decisions of an anchored how (never inner: an inner join decides nothing). */
   def decisions(how: JoinHow, firstMatch: AnyRef => Unit = _ => ()): AnchorDecisions = how match {
