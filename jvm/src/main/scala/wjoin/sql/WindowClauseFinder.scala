@@ -57,7 +57,6 @@ object WindowClauseFinder {
   private val LengthStopWords = Set("AND", "USING", "JOIN", "ON", "INNER", "CROSS", "LEFT", "RIGHT", "FULL",
     "NATURAL", "LATERAL", "PIVOT", "UNPIVOT", "TABLESAMPLE", "AS") ++ TermKinds
 
-
   def apply(sql: String): Seq[WindowClause] = {
     val tokens = SqlTokens(sql)
     val clauses = mutable.ArrayBuffer.empty[WindowClause]
