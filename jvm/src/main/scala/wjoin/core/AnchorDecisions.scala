@@ -25,9 +25,9 @@ object JoinHow extends NamedValues[JoinHow] {
 
   val all: Seq[JoinHow] = Seq(Inner, LeftOuter, LeftSemi, LeftAnti)
 
-  /** Spark's other spellings of these join types (its `JoinType(...)`: any case, '_' ignored). */
-  private val sparkSpellings: Map[String, JoinHow] = Map("inner" -> Inner, "left" -> LeftOuter,
-    "leftouter" -> LeftOuter, "leftsemi" -> LeftSemi, "semi" -> LeftSemi, "leftanti" -> LeftAnti, "anti" -> LeftAnti)
+  /** Our names and Spark's other spellings of these join types, as its `JoinType(...)` reads them: '_' removed. */
+  private val sparkSpellings: Map[String, JoinHow] = all.map(h => h.name.replace("_", "") -> h).toMap ++
+    Map("leftouter" -> LeftOuter, "semi" -> LeftSemi, "anti" -> LeftAnti)
 
   /**
    * The how named `text`: one of [[all]]'s names or Spark's spelling of the same join type
