@@ -1,5 +1,6 @@
 """A real Spark Connect server for the tests: started from the pyspark distribution's
-``bin/spark-submit`` with the W-join jar, extension and Connect plugin, on a free loopback port.
+``bin/spark-submit`` with the W-join jar, extension and Connect plugin, on a loopback port it
+binds itself.
 
     with ConnectServer(jar) as server:
         spark = SparkSession.builder.remote(server.url).getOrCreate()
@@ -7,7 +8,7 @@
 from __future__ import annotations
 
 import os
-import socket
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,10 +37,9 @@ def connect_server_jars() -> list[str]:
     return jars
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# The server's log line once it listens (Spark 3.5 to 4.3: SparkConnectServer logs it at INFO);
+# the port follows the address's last ':' (3.5 writes an IPv6 address), the line is complete.
+STARTED = re.compile(r"Spark Connect server started at: \S*:(\d+)\r?\n")
 
 
 class ConnectServer:
@@ -52,8 +52,7 @@ class ConnectServer:
         self.jar = jar or wjoin.jar_path()
         self.with_wjoin = with_wjoin
         self.long_lived = long_lived
-        self.port = free_port()
-        self.url = f"sc://127.0.0.1:{self.port}"
+        self.port: int | None = None
         self.timeout = startup_timeout
         self.process: subprocess.Popen | None = None
         self.log = tempfile.NamedTemporaryFile(prefix="wjoin-connect-", suffix=".log", delete=False)
@@ -64,7 +63,11 @@ class ConnectServer:
         settings.pop("spark.jars", None)  # given as --jars
         confs = dict(settings, **{
             "spark.connect.grpc.binding.address": "127.0.0.1",
-            "spark.connect.grpc.binding.port": str(self.port),
+            # Port 0: the server binds a free port and logs it. A port picked here and passed on
+            # could be taken by another process (a Spark session of the other test lane) before
+            # the server binds it; Spark then binds the next port, and a client of the picked
+            # one would talk to that other process.
+            "spark.connect.grpc.binding.port": "0",
             "spark.sql.shuffle.partitions": "5",
             "spark.ui.enabled": "false",
             "spark.driver.memory": "2g"}, **(local_checkpoint_settings() if self.long_lived else {}))
@@ -90,13 +93,20 @@ class ConnectServer:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the Connect server exited with {self.process.returncode}:\n{self.tail()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return self
-            except OSError:
-                time.sleep(0.5)
+            with open(self.log.name, errors="replace") as f:
+                started = STARTED.search(f.read())
+            if started:
+                self.port = int(started.group(1))
+                return self
+            time.sleep(0.5)
         self.stop()
-        raise RuntimeError(f"the Connect server did not listen on port {self.port} in {self.timeout}s:\n{self.tail()}")
+        raise RuntimeError(f"the Connect server did not report listening in {self.timeout}s:\n{self.tail()}")
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("the Connect server has not started")
+        return f"sc://127.0.0.1:{self.port}"
 
     def tail(self, lines: int = 40) -> str:
         with open(self.log.name, errors="replace") as f:

@@ -36,6 +36,18 @@ SCRIPT = textwrap.dedent('''
     print("connect", run(SparkSession.builder.remote(sys.argv[1]).getOrCreate()))
 ''')
 
+
+def run_client(command: list, server: ConnectServer, **kwargs) -> subprocess.CompletedProcess:
+    """A client process of the server; one that does not end in 5 minutes fails the test with what
+    it printed and the server's log."""
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=300, **kwargs)
+    except subprocess.TimeoutExpired as e:
+        printed = [(x.decode(errors="replace") if isinstance(x, bytes) else x or "")[-3000:] for x in (e.stdout, e.stderr)]
+        pytest.fail("the client did not end in 5 minutes; it printed:\n{}\n{}\nthe server's log ends:\n{}".format(
+            *printed, server.tail()))
+
+
 # (1,10)-(1,12) within 5; (1,20)-(1,24) within 5; key 2: 11 and 30 are 19 apart
 EXPECTED = "[(1, 10, 12), (1, 20, 24)]"
 
@@ -45,8 +57,7 @@ def test_the_wheel_installs_and_runs_in_a_fresh_environment(tmp_path, distributi
     minor = ".".join(pyspark.__version__.split(".")[:2])
     python = fresh_environment(tmp_path / "venv", sys.executable, distribution["wheel"])
     with ConnectServer(jar=distribution["jars"][minor]) as server:
-        run = subprocess.run([python, "-c", SCRIPT, server.url], capture_output=True, text=True, env=clean_env(),
-                             cwd=str(tmp_path), timeout=300)
+        run = run_client([python, "-c", SCRIPT, server.url], server, env=clean_env(), cwd=str(tmp_path))
     assert run.returncode == 0, run.stderr[-3000:]
     lines = dict(line.split(" ", 1) for line in run.stdout.splitlines())
     assert lines["file"].startswith(str(tmp_path / "venv")), lines["file"]
@@ -87,8 +98,7 @@ def test_a_connect_client_runs_a_wjoin_on_this_spark(tmp_path, distribution):
     minor = ".".join(pyspark.__version__.split(".")[:2])
     env = clean_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))  # the wjoin of this run
     with ConnectServer(jar=distribution["jars"][minor]) as server:
-        run = subprocess.run([sys.executable, "-c", CONNECT_SCRIPT, server.url], capture_output=True, text=True,
-                             env=env, cwd=str(tmp_path), timeout=300)
+        run = run_client([sys.executable, "-c", CONNECT_SCRIPT, server.url], server, env=env, cwd=str(tmp_path))
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.splitlines()[-1] == "connect " + EXPECTED, run.stdout
     misuse = json.loads(next(line for line in run.stdout.splitlines() if line.startswith("misuse "))[len("misuse "):])
