@@ -80,14 +80,14 @@ final case class AccessRecheck(names: Seq[String], horizon: Seq[Long], keyed: Bo
 
   /** The graph with the slice's selectivities for bands and key equalities. */
   private def remeasured(slice: SliceStatistics, measured: Seq[InputStats]): PredicateGraph =
-    graph.copy(edges = graph.edges.map { e =>
+    graph.copy(edges = PredicateGraph.keyCountedOnce(graph.edges.map { e =>
       val sel = e.kind match {
         case "band" if e.binding >= 0 && !slice.selectivity(e.binding).isNaN => Some(slice.selectivity(e.binding))
         case "key" if keyed && e.inputs.forall(slice.rows(_) > 0) => Some(1.0 / e.inputs.map(measured(_).distinct).max)
         case _ => None
       }
       sel.fold(e)(s => e.copy(selectivity = math.min(1.0, math.max(s, 1e-12)), source = "run time"))
-    })
+    }, e => e.source == "run time"))
 }
 
 object AccessRecheck {

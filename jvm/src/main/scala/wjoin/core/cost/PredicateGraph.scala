@@ -54,6 +54,20 @@ object PredicateGraph {
   final case class Edge(inputs: Seq[Int], selectivity: Double, kind: String, source: String, binding: Int = -1)
 
   /**
+   * A shared key of m columns is m equalities between two inputs, but a selectivity taken
+   * from distinct counts (1 / the distinct key values, of whole keys) is the whole key's:
+   * the first such key edge of each set of inputs carries it and the others accept all it
+   * accepted (1.0). Counted once per column, a key of two columns would look 1 / d times
+   * as selective as it is, and a scan of a large window as cheap as a bucket.
+   *
+   * @param wholeKey the key edges whose selectivity is the whole key's (not a sampled column's)
+   */
+  def keyCountedOnce(edges: Seq[Edge], wholeKey: Edge => Boolean): Seq[Edge] = {
+    val counted = scala.collection.mutable.Set.empty[Set[Int]]
+    edges.map(e => if (e.kind != "key" || !wholeKey(e) || counted.add(e.inputs.toSet)) e else e.copy(selectivity = 1.0))
+  }
+
+  /**
    * What a probe of one input costs, for the order search.
    *
    * @param rows        rows of the window a probe without narrowing examines (scan: all of

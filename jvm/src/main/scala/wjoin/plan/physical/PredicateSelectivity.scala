@@ -19,7 +19,8 @@ import wjoin.core.cost.{InputStats, PredicateGraph}
  *     the conjunct is evaluated on up to [[PairLimit]] combinations of up to [[SampleRows]]
  *     rows of each input (evenly spaced), selectivity = (accepted + 0.5) / (tested + 1). A
  *     conjunct the interpreter cannot evaluate (a Python UDF) falls through;
- *  2. `stats`: a key equality, 1 / the larger distinct-key count; a band, its width over the
+ *  2. `stats`: a key equality, 1 / the larger distinct-key count (of whole keys: once per
+ *     pair of inputs for a key of several columns, [[PredicateGraph.keyCountedOnce]]); a band, its width over the
  *     range attribute's extent ([[InputStats.rangeWidths]]: data, `ANALYZE TABLE`);
  *  3. `assumed`: a band 1 / 1000 (as [[InputStatistics]] assumes extents of 1000 band widths),
  *     a one-sided inequality 1 / 3, an equality 1 / 10, any other conjunct 1 / 3 (System R's
@@ -60,7 +61,7 @@ object PredicateSelectivity {
         Some(PredicateGraph.Edge(refs, math.min(1.0, math.max(sel, 1e-12)), kind, source, binding))
       }
     }
-    PredicateGraph(n, edges)
+    PredicateGraph(n, PredicateGraph.keyCountedOnce(edges, _.source == "stats"))
   }
 
   /** `binding`: a band's forward binding among `ranges.bindings`, -1 if none. */

@@ -46,4 +46,15 @@ class PredicateGraphSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(PredicateGraph.probesPerUnitTime(chain, scans, PredicateGraph.orders(chain, scans), Seq(1.0, 1.0, 1.0))
       .forall(_ > 0))
   }
+
+  test("a key of two columns counts its whole-key selectivity once per pair of inputs, not once per column") {
+    val edges = Seq(Edge(Seq(0, 1), 0.001, "key", "stats"), Edge(Seq(0, 2), 0.001, "key", "stats"),
+      Edge(Seq(0, 1), 0.001, "key", "stats"), Edge(Seq(0, 2), 0.001, "key", "stats"),
+      Edge(Seq(0, 1), 0.5, "key", "sample"), Edge(Seq(1, 0), 0.01, "band", "stats"))
+    val counted = PredicateGraph.keyCountedOnce(edges, _.source == "stats")
+    assert(counted.map(_.selectivity) == Seq(0.001, 0.001, 1.0, 1.0, 0.5, 0.01))
+    val g = PredicateGraph(3, counted)
+    assert(g.joining(1L << 0, 1) == 0.001 * 0.5 * 0.01 && g.joining(1L << 0, 2) == 0.001)
+    assert(PredicateGraph.keyCountedOnce(edges.take(2), _.source == "stats") == edges.take(2), "one column: unchanged")
+  }
 }
