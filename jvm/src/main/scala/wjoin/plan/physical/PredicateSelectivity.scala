@@ -20,8 +20,9 @@ import wjoin.core.cost.{InputStats, PredicateGraph}
  *     rows of each input (evenly spaced), selectivity = (accepted + 0.5) / (tested + 1). A
  *     conjunct the interpreter cannot evaluate (a Python UDF) falls through;
  *  2. `stats`: a key equality, 1 / the larger distinct-key count (of whole keys: once per
- *     pair of inputs for a key of several columns, [[PredicateGraph.keyCountedOnce]]); a band, its width over the
- *     range attribute's extent ([[InputStats.rangeWidths]]: data, `ANALYZE TABLE`);
+ *     pair of inputs for a key of several columns, [[PredicateGraph.keyCountedOnce]]); a
+ *     band, its width over the range attribute's extent ([[InputStats.rangeWidths]]: data,
+ *     `ANALYZE TABLE`);
  *  3. `assumed`: a band 1 / 1000 (as [[InputStatistics]] assumes extents of 1000 band widths),
  *     a one-sided inequality 1 / 3, an equality 1 / 10, any other conjunct 1 / 3 (System R's
  *     defaults, Selinger et al.).
