@@ -133,7 +133,7 @@ class BroadcastWindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession 
         .queryExecution.explainString(SimpleMode)
     }
     assert(text.contains("BroadcastWindowJoin hw (hash)"), text)
-    assert("partitioning=broadcast B, C \\([0-9.]+ KiB <= spark.wjoin.broadcastBytes 10.0 MiB\\), A streamed \\([0-9.]+ KiB\\) without a shuffle"
+    assert("partitioning=broadcast B, C \\([0-9.]+ KiB in all, each <= spark.wjoin.broadcastBytes 10.0 MiB\\), A streamed \\([0-9.]+ KiB\\) without a shuffle"
       .r.findFirstIn(text).isDefined, text)
     assert(text.contains("BroadcastExchange") && !text.contains("Exchange hashpartitioning"), text)
   }

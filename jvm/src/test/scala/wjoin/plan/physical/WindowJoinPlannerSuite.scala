@@ -170,11 +170,16 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     val sizes = inputs.map(_.stats.sizeInBytes)
     for (on <- Seq(Seq("k"), Nil)) {
       val w = joinOf(inputs, on, "WINDOW = 5")
-      val fits = WindowJoinPlanner.batch(w, conf(Some("4"), broadcast = (sizes(0) + sizes(2)).toString))
+      // Each broadcast input against the threshold, not their sum: Spark's rule for each build side.
+      val each = sizes(0).max(sizes(2))
+      assert(each < sizes(0) + sizes(2))
+      val fits = WindowJoinPlanner.batch(w, conf(Some("4"), broadcast = each.toString))
       assert(fits.broadcast.map(_.streamed).contains(1) && fits.timeBands == 1 && !fits.singleTask)
+      assert(fits.broadcast.get.bytes == sizes(0) + sizes(2))
       assert(fits.access.recheck.isEmpty, "no partition sees a slice of every input")
-      assert(fits.broadcast.get.describe(Seq("A", "B", "C")).startsWith("broadcast A, C ("))
-      assert(WindowJoinPlanner.batch(w, conf(Some("4"), broadcast = (sizes(0) + sizes(2) - 1).toString)).broadcast.isEmpty)
+      assert(fits.broadcast.get.describe(Seq("A", "B", "C")).startsWith(
+        s"broadcast A, C (${WJoinConf.bytesText(sizes(0) + sizes(2))} in all, each <= spark.wjoin.broadcastBytes "))
+      assert(WindowJoinPlanner.batch(w, conf(Some("4"), broadcast = (each - 1).toString)).broadcast.isEmpty)
       assert(WindowJoinPlanner.batch(w, conf(Some("4"))).broadcast.isEmpty, "-1: off")
       val spark = conf(Some("4"), broadcast = "0")
       spark.unsetConf(WJoinConf.BroadcastBytesKey)
@@ -186,6 +191,20 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     }
     assert(WindowJoinPlanner.batch(joinOf(inputs, Seq("k"), "WINDOW = 5 AND ROWS(A) = 3"),
       conf(None, broadcast = "10MB")).broadcast.isEmpty, "ROWS windows count over every partition")
+  }
+
+  test("broadcast with a key: every broadcast input hashed, none scanned past its key") {
+    val inputs = Seq(rowsInput(100, 10), rowsInput(300, 10), rowsInput(100, 10))
+    val w = joinOf(inputs, Seq("k"), "WINDOW = 5")
+    val access = WindowJoinPlanner.choose(w).access
+    val on = conf(None, broadcast = "10MB")
+    val hashed = access.copy(paths = Seq.fill(3)(AccessPath.Hash))
+    assert(BroadcastPlan.of(w, hashed, on).map(_.streamed).contains(1))
+    assert(BroadcastPlan.of(w, hashed.copy(paths = Seq(AccessPath.Hash, AccessPath.Hash, AccessPath.Scan)), on).isEmpty,
+      "C scanned: its probe would see every key's rows")
+    assert(BroadcastPlan.of(w, hashed.copy(paths = Seq(AccessPath.Hash, AccessPath.Scan, AccessPath.Hash)), on).isDefined,
+      "only the streamed input (B, the largest) scans")
+    assert(BroadcastPlan.of(w, hashed.copy(paths = Seq.fill(3)(AccessPath.Scan)), on).isDefined, "nothing hashed")
   }
 
   test("small inputs under resource limits: budgets for one partition, not for the hash partitions") {

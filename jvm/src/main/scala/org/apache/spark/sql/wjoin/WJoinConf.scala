@@ -96,14 +96,15 @@ object WJoinConf {
   val BroadcastBytesKey = "spark.wjoin.broadcastBytes"
 
   /**
-   * A batch inner W-join broadcasts every input but the largest when their estimated sizes sum
-   * to at most this many bytes (`wjoin.plan.physical.BroadcastPlan`); -1 never does. Unset:
+   * A batch inner W-join broadcasts every input but the largest when each one's estimated size
+   * is at most this many bytes (`wjoin.plan.physical.BroadcastPlan`); -1 never does. Unset:
    * Spark's `spark.sql.autoBroadcastJoinThreshold`, so one setting turns off Spark's broadcasts
    * and ours.
    */
   val BroadcastBytes: ConfigEntry[Long] = SQLConf.buildConf(BroadcastBytesKey)
-    .doc("A batch inner W-join broadcasts every input but the largest when their estimated sizes (Spark's " +
-      "plan statistics) sum to at most this many bytes: the largest input is read where it is, without a " +
+    .doc("A batch inner W-join broadcasts every input but the largest when each one's estimated size (Spark's " +
+      "plan statistics) is at most this many bytes, as Spark broadcasts each build side of its joins under " +
+      "spark.sql.autoBroadcastJoinThreshold: the largest input is read where it is, without a " +
       "shuffle, and each executor indexes the broadcast inputs once for all its tasks. -1 disables it. " +
       "Unset: spark.sql.autoBroadcastJoinThreshold.")
     .version("0.1.0")
