@@ -1,7 +1,7 @@
 package wjoin.core
 
 import wjoin.core.shedding.{SheddingBackwardEvaluation, SheddingForwardEvaluation, ShedPlan}
-import wjoin.core.window.{InputWindow, KeyDirectory, WindowAccount, WindowFootprint, WindowMemory}
+import wjoin.core.window.{InputWindow, WindowAccount, WindowFootprint, WindowMemory}
 
 /**
  * The W-join state machine of one partition: N input windows and one resumable enumeration
@@ -54,12 +54,10 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
   final val stats = new JoinStats(n)
   /** Count-based windows, or null when no input has a ROWS window. */
   protected final val counts: CountWindows = if (plan.counting) new CountWindows(plan.rowLimit) else null
-  /** The hash windows' one key -> buckets map: a row finds its key's buckets in all of them at once. */
-  private val directory = new KeyDirectory(n)
   protected final val windows: Array[InputWindow] = Array.tabulate(n) { j =>
     val attr = plan.indexAttr(j)
     InputWindow(plan, j, row => ranges.value(j, attr, unstamped(row)),
-      memory.account(j, if (counts == null) 0L else WindowFootprint.stamp(n)), directory)
+      memory.account(j, if (counts == null) 0L else WindowFootprint.stamp(n)))
   }
   /** The account of the engine's own per-row structures (forward evaluation's arrival ring). */
   protected final val engineAccount: WindowAccount = memory.account(-1)

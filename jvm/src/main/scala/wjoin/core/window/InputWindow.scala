@@ -52,13 +52,11 @@ object InputWindow {
   /**
    * The window of input j as `plan.accessPath(j)` asks for. `rangeOf` reads the range
    * attribute the plan indexes j on ([[EnginePlan.indexAttr]]) from a row as stored; the
-   * window charges what it holds to `account` ([[WindowMemory]]); a hash window finds its
-   * buckets in `directory`, shared by the engine's hash windows.
+   * window charges what it holds to `account` ([[WindowMemory]]).
    */
-  def apply(plan: EnginePlan, j: Int, rangeOf: AnyRef => Long, account: WindowAccount = WindowAccount.None,
-      directory: KeyDirectory = null): InputWindow =
+  def apply(plan: EnginePlan, j: Int, rangeOf: AnyRef => Long, account: WindowAccount = WindowAccount.None): InputWindow =
     plan.accessPath(j) match {
-      case AccessPath.Hash => new HashWindow(account, Option(directory).getOrElse(new KeyDirectory(plan.n)), j)
+      case AccessPath.Hash => new HashWindow(account)
       case AccessPath.Scan => new ScanWindow(plan.hashed, account)
       case keyed if keyed.bucketsByKey =>
         KeyedRangeWindow(keyed.tree.contains(AccessPath.TTree), math.min(plan.nodeSize, AccessPath.KeyedNodeSize), rangeOf, account)

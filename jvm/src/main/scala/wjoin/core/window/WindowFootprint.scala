@@ -40,8 +40,8 @@ object WindowFootprint {
   def ring(capacity: Int, fields: Int = 0): Long =
     obj(4L * 4 + 3 * Ref + fields) + array(capacity, 8) + array(capacity, Ref)
 
-  /** A hash bucket ([[Bucket]]) of `capacity` slots: a ring with its key and entry fields. */
-  def bucket(capacity: Int): Long = ring(capacity, 2 * Ref)
+  /** A hash bucket ([[Bucket]]) of `capacity` slots: a ring with its key field. */
+  def bucket(capacity: Int): Long = ring(capacity, Ref)
 
   /** A bucket's place in the hash map: the HashMap node and the table's slots (<= 8 / 3 per key). */
   val BucketEntry: Long = obj(4L + 3 * Ref) + (8 * Ref + 2) / 3
