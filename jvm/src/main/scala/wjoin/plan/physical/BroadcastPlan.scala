@@ -7,6 +7,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.JoinHow
+import wjoin.core.cost.AccessPath
 import wjoin.plan.logical.WindowJoin
 
 /**
@@ -23,8 +24,8 @@ import wjoin.plan.logical.WindowJoin
  *   taken iff  stats(child_j).sizeInBytes <= spark.wjoin.broadcastBytes for every j != s
  *              (unset: spark.sql.autoBroadcastJoinThreshold; -1: never)
  *         and  the W-join is inner, batch, without ROWS windows or resource limits,
- *              its algorithm is auto, no broadcast input is searched by a tree, and where
- *              inputs are hashed on a key, every broadcast input is
+ *              its algorithm is auto, and no broadcast input is searched by a tree
+ *   paths      where inputs are hashed on a key, every broadcast input is ([[accessOf]])
  * }}}
  *
  * Why those conditions: a combination has exactly one member of s, so any split of s finds
@@ -35,7 +36,7 @@ import wjoin.plan.logical.WindowJoin
  * shows only those of the window; hash buckets and time-sorted rings are searched by time
  * first, so they cost a probe what a sliding window does. A ring of a keyed plan, though, holds
  * every key's rows, where a hash partition's window holds its own keys' only, so in a keyed plan
- * every broadcast input must be hashed. A requested algorithm is evaluated
+ * a broadcast input the planner scans is hashed instead. A requested algorithm is evaluated
  * as requested. Like Spark, the sizes are the planner's estimates (an input Spark cannot size
  * is never broadcast); with adaptive execution on, Spark plans the W-join again from the
  * sizes of finished shuffle stages below it. The threshold applies to each broadcast input, as
@@ -77,12 +78,24 @@ object BroadcastPlan {
       val broadcast = sizes.indices.filter(_ != streamed)
       val bytes = broadcast.map(sizes).sum
       val searchedByTree = broadcast.exists(j => access.paths(j).indexed)
-      // With a key, a scanned broadcast input shows a probe every key's rows of its period; a
-      // shuffled partition's window holds its own keys' only (5 inputs, E scanned: 10 s against 2 s).
-      val scannedPastKey = access.paths.exists(_.bucketsByKey) && broadcast.exists(j => !access.paths(j).bucketsByKey)
       val unknown = broadcast.exists(j => sizes(j) >= conf.defaultSizeInBytes)
-      if (searchedByTree || scannedPastKey || unknown || broadcast.exists(j => sizes(j) > threshold)) None
+      if (searchedByTree || unknown || broadcast.exists(j => sizes(j) > threshold)) None
       else Some(BroadcastPlan(streamed, bytes, threshold, Some(sizes(streamed)).filter(_ < conf.defaultSizeInBytes)))
     }
   }
+
+  /**
+   * The access of broadcast plan `b` from the planned `access`: where inputs are hashed on a key,
+   * a broadcast input the planner scans is hashed. Its window holds the whole input, so a scan
+   * would show a probe every key's rows of its period, where a shuffled partition's window holds
+   * its own keys' only (the matrix's 5 inputs with E scanned: 10 s broadcast, 2 s shuffled). The
+   * residual still tests the key where the planner did not hash every input, so the result holds.
+   * A path the query requested (`requested`, by input) is kept as requested.
+   */
+  def accessOf(access: WindowJoinPlanner.PlannedAccess, b: BroadcastPlan,
+      requested: Seq[Option[AccessPath]]): WindowJoinPlanner.PlannedAccess =
+    if (!access.paths.exists(_.bucketsByKey)) access
+    else access.copy(paths = access.paths.indices.map(j =>
+      if (j != b.streamed && access.paths(j) == AccessPath.Scan && requested.lift(j).flatten.isEmpty) AccessPath.Hash
+      else access.paths(j)))
 }

@@ -261,7 +261,8 @@ object WindowJoinPlanner {
       WJoinConf.timeBands(conf) else 1
     val broadcast = BroadcastPlan.of(w, choice.access, conf).map(_.copy(shuffledBands = bands))
     if (broadcast.isDefined)
-      return choice.copy(access = choice.access.copy(recheck = None), inputSize = size, broadcast = broadcast)
+      return choice.copy(access = BroadcastPlan.accessOf(choice.access, broadcast.get, w.access.request.forced).copy(recheck = None),
+        inputSize = size, broadcast = broadcast)
     choice.copy(timeBands = bands, inputSize = size)
   }
 

@@ -10,7 +10,7 @@ import org.apache.spark.sql.wjoin.WJoinConf
 import org.scalatest.funsuite.AnyFunSuite
 
 import wjoin.core.Algorithm
-import wjoin.core.cost.AccessPath
+import wjoin.core.cost.{AccessPath, AccessRequest}
 import wjoin.core.shedding.{Allocation, ResourceLimits}
 import wjoin.errors.WJoinAnalysisException
 import wjoin.plan.logical.AccessOptions
@@ -193,18 +193,24 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
       conf(None, broadcast = "10MB")).broadcast.isEmpty, "ROWS windows count over every partition")
   }
 
-  test("broadcast with a key: every broadcast input hashed, none scanned past its key") {
+  test("broadcast with a key: a broadcast input the planner scans is hashed, the streamed one keeps its path") {
     val inputs = Seq(rowsInput(100, 10), rowsInput(300, 10), rowsInput(100, 10))
     val w = joinOf(inputs, Seq("k"), "WINDOW = 5")
     val access = WindowJoinPlanner.choose(w).access
-    val on = conf(None, broadcast = "10MB")
-    val hashed = access.copy(paths = Seq.fill(3)(AccessPath.Hash))
-    assert(BroadcastPlan.of(w, hashed, on).map(_.streamed).contains(1))
-    assert(BroadcastPlan.of(w, hashed.copy(paths = Seq(AccessPath.Hash, AccessPath.Hash, AccessPath.Scan)), on).isEmpty,
-      "C scanned: its probe would see every key's rows")
-    assert(BroadcastPlan.of(w, hashed.copy(paths = Seq(AccessPath.Hash, AccessPath.Scan, AccessPath.Hash)), on).isDefined,
-      "only the streamed input (B, the largest) scans")
-    assert(BroadcastPlan.of(w, hashed.copy(paths = Seq.fill(3)(AccessPath.Scan)), on).isDefined, "nothing hashed")
+    val plan = BroadcastPlan.of(w, access.copy(paths = Seq.fill(3)(AccessPath.Hash)), conf(None, broadcast = "10MB")).get
+    assert(plan.streamed == 1)
+    def paths(p: Seq[AccessPath]) = BroadcastPlan.accessOf(access.copy(paths = p), plan, Nil).paths
+    assert(paths(Seq(AccessPath.Hash, AccessPath.Hash, AccessPath.Scan)) == Seq.fill(3)(AccessPath.Hash))
+    assert(paths(Seq(AccessPath.Scan, AccessPath.Scan, AccessPath.Hash)) ==
+      Seq(AccessPath.Hash, AccessPath.Scan, AccessPath.Hash), "B streams: its path stays")
+    assert(paths(Seq.fill(3)(AccessPath.Scan)) == Seq.fill(3)(AccessPath.Scan), "nothing hashed: no key to hash on")
+    assert(BroadcastPlan.accessOf(access.copy(paths = Seq(AccessPath.Hash, AccessPath.Hash, AccessPath.Scan)), plan,
+      Seq(None, None, Some(AccessPath.Scan))).paths(2) == AccessPath.Scan, "a requested scan stays")
+    // The planner's broadcast choice: a requested scan is kept.
+    val chosen = WindowJoinPlanner.batch(w.copy(access =
+      w.access.copy(request = AccessRequest(Seq(Some(AccessPath.Hash), Some(AccessPath.Hash), Some(AccessPath.Scan))))),
+      conf(None, broadcast = "10MB"))
+    assert(chosen.broadcast.isDefined && chosen.access.paths(2) == AccessPath.Scan, chosen.access.paths)
   }
 
   test("small inputs under resource limits: budgets for one partition, not for the hash partitions") {
