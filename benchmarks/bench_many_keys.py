@@ -77,11 +77,11 @@ def duckdb_seconds(rows: int, keys: int, window: int, repeats: int):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--only", help="comma-separated cell names")
+    p.add_argument("--only", help="cell names separated by ';' (the names hold commas)")
     p.add_argument("--no-duckdb", action="store_true")
     args = p.parse_args()
     spark = session("bench_many_keys")
-    wanted = set(args.only.split(",")) if args.only else None
+    wanted = {name.strip() for name in args.only.split(";")} if args.only else None
     say(f"local[*] on {spark.sparkContext.defaultParallelism} cores; medians of {args.repeats} alternating runs "
         "after one warm-up; every output column to the noop sink")
     for name, (rows, keys, window) in cells().items():

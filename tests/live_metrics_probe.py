@@ -79,7 +79,9 @@ def main() -> None:
                # Heartbeats sent before the driver's listener bus starts (the end of a slow start)
                # are refused; at this interval Spark's default of 60 failures could end the executor.
                .config("spark.executor.heartbeat.maxFailures", "100000")
-               .config("spark.sql.shuffle.partitions", "2").config("spark.sql.adaptive.enabled", "false"))
+               .config("spark.sql.shuffle.partitions", "2").config("spark.sql.adaptive.enabled", "false")
+               # The WindowJoin node of one task (inputs computed by spark.range would be broadcast).
+               .config("spark.wjoin.broadcastBytes", "-1"))
     spark = wjoin.configure(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     ui = spark.sparkContext.uiWebUrl

@@ -50,17 +50,21 @@ import wjoin.plan.logical.WindowJoin
  * @param streamedBytes the streamed input's estimate (EXPLAIN); None: unknown to Spark
  * @param shuffledBands the time bands of the shuffled plan, should the collected inputs not
  *                      fit ([[BroadcastFallback]]); 1 with a key
+ * @param overOneTask   the inputs' size where it was small enough for one task, which this
+ *                      plan replaces because some input is computed ([[InputSize]])
  */
 final case class BroadcastPlan(streamed: Int, bytes: BigInt, threshold: Long, streamedBytes: Option[BigInt],
-    shuffledBands: Int = 1) {
+    shuffledBands: Int = 1, overOneTask: Option[InputSize] = None) {
   /**
    * EXPLAIN's partitioning: "broadcast B, C (1.2 MiB in all, each <= spark.wjoin.broadcastBytes 10.0 MiB),
-   * A streamed".
+   * A streamed"; where one task was possible, why not: "...; not one task: B, C computed, not in
+   * memory (inputs 2.1 MiB <= spark.wjoin.smallInputBytes 10.0 MiB)".
    */
   def describe(names: Seq[String]): String =
     s"broadcast ${names.indices.filter(_ != streamed).map(names).mkString(", ")} " +
       s"(${WJoinConf.bytesText(bytes)} in all, each <= ${WJoinConf.BroadcastBytesKey} ${WJoinConf.bytesText(threshold)}), " +
-      s"${names(streamed)} streamed (${streamedBytes.fold("size unknown to Spark")(WJoinConf.bytesText)}) without a shuffle"
+      s"${names(streamed)} streamed (${streamedBytes.fold("size unknown to Spark")(WJoinConf.bytesText)}) without a shuffle" +
+      overOneTask.fold("")(s => s"; not one task: ${s.computed.map(names).mkString(", ")} computed, not in memory (${s.describe})")
 }
 
 object BroadcastPlan {

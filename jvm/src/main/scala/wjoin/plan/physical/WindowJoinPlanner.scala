@@ -255,14 +255,17 @@ object WindowJoinPlanner {
   def batch(w: WindowJoin, conf: SQLConf = SQLConf.get): JoinChoice = {
     val size = InputSize.of(w, conf)
     val sliceRows = WJoinConf.accessCheckRows(conf)
-    if (size.exists(_.small)) return choose(w, partitions = 1, sliceRows = sliceRows).copy(inputSize = size)
+    def oneTask = choose(w, partitions = 1, sliceRows = sliceRows).copy(inputSize = size)
+    // One task first where its inputs are in memory; a computed one is better broadcast (InputSize).
+    if (size.exists(s => s.small && s.computed.isEmpty)) return oneTask
     val choice = choose(w, partitions = conf.numShufflePartitions, sliceRows = sliceRows)
     val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix) && !w.windows.counted)
       WJoinConf.timeBands(conf) else 1
-    val broadcast = BroadcastPlan.of(w, choice.access, conf).map(_.copy(shuffledBands = bands))
+    val broadcast = BroadcastPlan.of(w, choice.access, conf).map(_.copy(shuffledBands = bands, overOneTask = size.filter(_.small)))
     if (broadcast.isDefined)
       return choice.copy(access = BroadcastPlan.accessOf(choice.access, broadcast.get, w.access.request.forced).copy(recheck = None),
-        inputSize = size, broadcast = broadcast)
+        inputSize = size.filterNot(_.small), broadcast = broadcast)
+    if (size.exists(_.small)) return oneTask
     choice.copy(timeBands = bands, inputSize = size)
   }
 

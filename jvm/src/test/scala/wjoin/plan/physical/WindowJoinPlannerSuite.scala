@@ -2,8 +2,8 @@ package wjoin.plan
 package physical
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{AttributeReference, LessThan}
-import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, LogicalPlan}
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, LessThan, Literal}
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LocalRelation, LogicalPlan, Project, Repartition}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{IntegerType, LongType}
 import org.apache.spark.sql.wjoin.WJoinConf
@@ -153,6 +153,7 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
       val w = joinOf(inputs, on, "WINDOW(A,B) = 5")
       val small = WindowJoinPlanner.batch(w, conf(Some("4"), small = bytes.toString))
       assert(small.singleTask && small.timeBands == 1 && small.inputSize.contains(InputSize(bytes, bytes.toLong)))
+      assert(small.inputSize.get.computed.isEmpty, "local rows are in memory")
       val over = WindowJoinPlanner.batch(w, conf(Some("4"), small = (bytes - 1).toString))
       assert(!over.singleTask && over.inputSize.exists(!_.small))
       assert(over.timeBands == (if (on.isEmpty) 4 else 1))
@@ -191,6 +192,26 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     }
     assert(WindowJoinPlanner.batch(joinOf(inputs, Seq("k"), "WINDOW = 5 AND ROWS(A) = 3"),
       conf(None, broadcast = "10MB")).broadcast.isEmpty, "ROWS windows count over every partition")
+  }
+
+  test("small inputs not in memory: broadcast rather than one task (which would compute them on one core)") {
+    val local = Seq(rowsInput(100, 10), rowsInput(300, 10), rowsInput(100, 10))
+    assert(local.forall(InputSize.inMemory) && InputSize.inMemory(Filter(Literal(true), Project(local(0).output, local(0)))))
+    val computed = local.map(Repartition(2, shuffle = true, _))
+    assert(!computed.exists(InputSize.inMemory))
+    val both = conf(Some("4"), small = "10MB", broadcast = "10MB")
+    for (on <- Seq(Seq("k"), Nil)) {
+      assert(WindowJoinPlanner.batch(joinOf(local, on, "WINDOW = 5"), both).singleTask, "in memory: one task first")
+      val w = joinOf(Seq(local(0), local(1), computed(2)), on, "WINDOW = 5")
+      val c = WindowJoinPlanner.batch(w, both)
+      assert(c.broadcast.map(_.streamed).contains(1) && !c.singleTask && c.inputSize.isEmpty, c)
+      val text = c.broadcast.get.describe(Seq("A", "B", "C"))
+      assert(text.contains("without a shuffle; not one task: C computed, not in memory (inputs ") &&
+        text.endsWith("<= spark.wjoin.smallInputBytes 10.0 MiB)"), text)
+      assert(WindowJoinPlanner.batch(w, conf(Some("4"), small = "10MB")).singleTask, "no broadcast plan: one task")
+      assert(WindowJoinPlanner.batch(w, conf(Some("4"), small = "1", broadcast = "10MB")).broadcast.get.overOneTask.isEmpty,
+        "too large for one task: nothing to say")
+    }
   }
 
   test("broadcast with a key: a broadcast input the planner scans is hashed, the streamed one keeps its path") {

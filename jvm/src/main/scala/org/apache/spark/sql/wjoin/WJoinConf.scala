@@ -85,7 +85,9 @@ object WJoinConf {
     .doc("A batch W-join whose inputs' estimated sizes (Spark's plan statistics, as for " +
       "spark.sql.autoBroadcastJoinThreshold) sum to at most this many bytes runs in a single task without a " +
       "shuffle: each input's partitions are read in that task (coalesced, not shuffled) and sorted by event " +
-      "time there. Saves the shuffle and its fixed cost on small inputs. -1 disables it (hash, time-band or " +
+      "time there. Saves the shuffle and its fixed cost on small inputs. Where an input is computed rather than " +
+      "already in memory (cached, local rows, a finished shuffle) and the broadcast plan applies, it is taken " +
+      "instead: one task would compute every input on one core. -1 disables it (hash, time-band or " +
       "single-partition shuffles as for large inputs).")
     .version("0.1.0"))
     .checkValue(_ >= -1, s"$SmallInputBytesKey must be a size in bytes >= 0 (e.g. 10MB), or -1 to disable " +
