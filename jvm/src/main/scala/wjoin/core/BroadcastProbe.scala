@@ -1,7 +1,7 @@
 package wjoin.core
 
 import wjoin.core.cost.AccessPath
-import wjoin.core.window.{InputWindow, StaticHashWindow, TimeOrder, WindowMemory}
+import wjoin.core.window.{InputWindow, RowLayout, StaticHashWindow, TimeOrder, WindowMemory}
 
 /**
  * The broadcast W-join's evaluation: one input is streamed, every other input is small and
@@ -40,9 +40,10 @@ import wjoin.core.window.{InputWindow, StaticHashWindow, TimeOrder, WindowMemory
  * @param keys     each row's hash key (null when unhashed; a hashed plan gives none null)
  * @param times    each row's time
  * @param rows     the input's rows that can join, in any order, as stored
+ * @param layout   where the window keeps its rows, in the order it reads them ([[RowLayout]])
  */
 final class BroadcastWindow(plan: EnginePlan, val input: Int, ranges: RangeValues, val memory: WindowMemory,
-    keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef]) {
+    keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef], layout: RowLayout = RowLayout.AsTheyAre) {
   assert(!plan.counting, "a broadcast W-join has no ROWS windows")
   assert(keys.length == rows.length && times.length == rows.length, "a key and a time per row")
 
@@ -52,11 +53,15 @@ final class BroadcastWindow(plan: EnginePlan, val input: Int, ranges: RangeValue
    * in time order ([[TimeOrder]], ties in the given order).
    */
   val window: InputWindow =
-    if (plan.accessPath(input) == AccessPath.Hash) StaticHashWindow(keys, times, rows, memory.account(input))
+    if (plan.accessPath(input) == AccessPath.Hash) StaticHashWindow(keys, times, rows, memory.account(input), layout)
     else {
       val attr = plan.indexAttr(input)
       val w = InputWindow(plan, input, row => ranges.value(input, attr, row), memory.account(input))
-      for (k <- TimeOrder.of(times)) w.insert(keys(k), times(k), rows(k))
+      val order = TimeOrder.of(times)
+      val inOrder = order.map(rows(_))
+      layout.lay(inOrder, inOrder.length)
+      var k = 0
+      while (k < order.length) { w.insert(keys(order(k)), times(order(k)), inOrder(k)); k += 1 }
       w
     }
 

@@ -52,9 +52,11 @@ final class StaticHashWindow private (ids: KeyIds, offsets: Array[Int], flatTime
 object StaticHashWindow {
   /**
    * The window of `rows` with hash keys `keys` (none null) at `times`, in any order; charged
-   * to `account`. Rows of one key and one time keep their order.
+   * to `account`; the rows laid out by `layout` once in bucket order. Rows of one key and one
+   * time keep their order.
    */
-  def apply(keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef], account: WindowAccount): StaticHashWindow = {
+  def apply(keys: Array[AnyRef], times: Array[Long], rows: Array[AnyRef], account: WindowAccount,
+      layout: RowLayout = RowLayout.AsTheyAre): StaticHashWindow = {
     val m = rows.length
     assert(keys.length == m && times.length == m, "a key and a time per row")
     val idOf = new Array[Int](m)
@@ -90,6 +92,7 @@ object StaticHashWindow {
       if (offsets(id + 1) - offsets(id) > 1) sortByTime(flatTimes, flatRows, offsets(id), offsets(id + 1))
       id += 1
     }
+    layout.lay(flatRows, m)
     account.rowsIn(m, bytes)
     account.resized(ids.footprint + WindowFootprint.array(count + 1, 4) + WindowFootprint.ring(length))
     new StaticHashWindow(ids, offsets, flatTimes, flatRows, m,

@@ -6,7 +6,7 @@ import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.{BroadcastProbe, BroadcastWindow, BroadcastWindows}
-import wjoin.exec.codec.RowCodec
+import wjoin.exec.codec.{ContiguousRows, RowCodec}
 
 /**
  * Runs one partition of a broadcast W-join ([[BroadcastWindowJoinExec]]): each broadcast
@@ -95,7 +95,8 @@ class BroadcastWindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, 
       k += 1
     }
     def joinable[T](a: Array[T]): Array[T] = if (m == a.length) a else a.slice(0, m)
-    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory.forBroadcast(names), joinable(keys), joinable(times), joinable(rows))
+    new BroadcastWindow(codec.plan, i, codec.rangeValues(), TaskWindowMemory.forBroadcast(names), joinable(keys), joinable(times),
+      joinable(rows), ContiguousRows)
   }
 }
 
