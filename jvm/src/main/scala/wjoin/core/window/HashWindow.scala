@@ -13,6 +13,7 @@ package wjoin.core.window
  *   candidates(k) = buckets(k), or null when the window holds no row with key k
  * }}}
  *
+ * Integral keys are held in a [[LongBucketMap]] by value, others in a `java.util.HashMap`.
  * Memory: each row (`account.rowBytes`), both rings by capacity, and per key its bucket, the
  * key object and its place in the map ([[WindowFootprint]]), given back when the bucket empties.
  *
@@ -20,30 +21,36 @@ package wjoin.core.window
  */
 final class HashWindow(account: WindowAccount = WindowAccount.None) extends InputWindow {
   private val buckets = new java.util.HashMap[AnyRef, Bucket]()
+  // Integral keys (boxed Longs) by their value; a window's keys are all of one class.
+  private val longs = new LongBucketMap
+  @inline private def find(key: AnyRef): Bucket = key match {
+    case l: java.lang.Long => longs.get(l.longValue)
+    case _ => buckets.get(key)
+  }
   private val arrivals = new TimeSortedBuffer(64, account)
   def insert(key: AnyRef, time: Long, row: AnyRef): Unit = {
-    var bucket = buckets.get(key)
+    var bucket = find(key)
     if (bucket == null) {
       bucket = new Bucket(key, account)
-      buckets.put(key, bucket)
+      key match { case l: java.lang.Long => longs.put(l.longValue, bucket); case _ => buckets.put(key, bucket) }
       account.resized(WindowFootprint.BucketEntry + account.keyBytes(key))
     }
     bucket.append(time, row)
     arrivals.append(time, bucket)
     account.rowIn(account.rowBytes(row))
   }
-  def candidates(key: AnyRef): TimeSortedBuffer = buckets.get(key)
+  def candidates(key: AnyRef): TimeSortedBuffer = find(key)
   def size: Int = arrivals.size
   def oldestTime: Long = arrivals.oldestTime
   def oldestRow: AnyRef = arrivals.oldestRow.asInstanceOf[Bucket].oldestRow
   def oldestKey: AnyRef = arrivals.oldestRow.asInstanceOf[Bucket].key
-  def bucketCount: Int = buckets.size
-  def distinctKeys(sample: Int): Long = buckets.size.toLong
+  def bucketCount: Int = buckets.size + longs.size
+  def distinctKeys(sample: Int): Long = bucketCount.toLong
   def evictOldest(): Unit = {
     val bucket = arrivals.popOldest().asInstanceOf[Bucket]
     account.rowOut(account.rowBytes(bucket.popOldest()))
     if (bucket.isEmpty) {
-      buckets.remove(bucket.key)
+      bucket.key match { case l: java.lang.Long => longs.remove(l.longValue); case k => buckets.remove(k) }
       account.resized(-(bucket.footprint + WindowFootprint.BucketEntry + account.keyBytes(bucket.key)))
     }
   }

@@ -43,7 +43,8 @@ object WindowFootprint {
   /** A hash bucket ([[Bucket]]) of `capacity` slots: a ring with its key field. */
   def bucket(capacity: Int): Long = ring(capacity, Ref)
 
-  /** A bucket's place in the hash map: the HashMap node and the table's slots (<= 8 / 3 per key). */
+  /** A bucket's place in the hash map: the HashMap node and the table's slots (<= 8 / 3 per key); also
+   *  covers a [[LongBucketMap]]'s 2-4 slots of a long and a reference. */
   val BucketEntry: Long = obj(4L + 3 * Ref) + (8 * Ref + 2) / 3
 
   /**
