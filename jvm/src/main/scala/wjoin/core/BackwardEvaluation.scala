@@ -94,6 +94,8 @@ class BackwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeVal
 
   def next(): Boolean = probe.next()
 
+  override protected def restarted(): Unit = evictedUpTo = Long.MinValue
+
   private def arrival(input: Int, time: Long): Unit = {
     arrive(input, time)
     if (counts != null) while (counts.countedOut(input, windows(input))) evictOldest(input)

@@ -73,6 +73,8 @@ class ForwardEvaluation(plan: EnginePlan, filter: TupleFilter, ranges: RangeValu
   /** Every row whose period ends by W (batch: every row) may now be swept. */
   def finish(): Unit = complete = completeBound
 
+  override protected def restarted(): Unit = assert(arrivals.isEmpty && sweeping < 0, "every row was swept")
+
   def next(): Boolean = {
     while (true) {
       if (probe.next()) return true

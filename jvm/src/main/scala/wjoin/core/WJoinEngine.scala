@@ -135,6 +135,21 @@ abstract class WJoinEngine(plan: EnginePlan, filter: TupleFilter, ranges: RangeV
     while (j < n) { while (windows(j).size > 0) evictOldest(j); j += 1 }
   }
 
+  /**
+   * Batch, key groups ([[FeedGroups.ByKey]]): after finish(), the last next() and evictAll(),
+   * the windows are empty and the next rows (another key's) start a new time order.
+   */
+  final def restart(): Unit = {
+    assert(completeBound == Long.MaxValue && !probe.active && counts == null, "restart follows a drained batch engine")
+    assert(windows.forall(_.size == 0), "restart follows evictAll")
+    now = Long.MinValue
+    complete = Long.MinValue
+    restarted()
+  }
+
+  /** What an evaluation resets for [[restart]], besides the time order. */
+  protected def restarted(): Unit = ()
+
   /** Checks the time order and counts the arrival; then every row up to `complete` is in. */
   protected final def arrive(input: Int, time: Long): Unit = {
     assert(time >= now, s"rows must be offered in event-time order: $time after $now")

@@ -19,7 +19,8 @@ import wjoin.exec.codec.RowCodec
  *   input N ─┘   key NULL (hashed plan)          -> nullRows; kept as a count-only row when
  *                                                   input i has a ROWS window, else dropped
  *                else                            -> EngineRow(i, t, key, stored copy), offered(i)
- *   emitted in order of (time, input): the smallest head time first, ties to the lower input
+ *   emitted in order of (time, input): the smallest head time first, ties to the lower input;
+ *   key groups: in order of (key, time, input), each input sorted by key, then time
  * }}}
  *
  * A count-only row is an [[EngineRow]] whose key is null in a hashed plan: it never matches
@@ -44,9 +45,13 @@ import wjoin.exec.codec.RowCodec
  *                  refuses while they hold memory fails with their refusal
  *                  ([[WindowMemory.refusedElsewhere]], Spark's error its cause), not Spark's
  *                  generic one; null: Spark's error as it is
+ * @param keyOrder  batch, key groups ([[wjoin.core.FeedGroups.ByKey]]): every input is sorted by
+ *                  its key (ascending, in this order of the keys as [[RowCodec.keyReader]] reads
+ *                  them), then time, and the merge keeps that order; null: time order
  */
 final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, lateBound: Option[Long] = None,
-    onUnjoinableAnchor: InternalRow => Unit = null, windows: WindowMemory = null) extends Iterator[EngineRow] {
+    onUnjoinableAnchor: InternalRow => Unit = null, windows: WindowMemory = null,
+    keyOrder: java.util.Comparator[AnyRef] = null) extends Iterator[EngineRow] {
 
   private val n = inputs.length
   assert(n == codec.n, s"${inputs.length} inputs for a W-join of ${codec.n}")
@@ -60,6 +65,7 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
   // Long.MinValue is "no watermark yet" (a row at that time is not late then).
   private val hasLateBound = lateBound.exists(_ != Long.MinValue)
   private val heads = new Array[EngineRow](n)
+  private val order = if (keyOrder == null) InputMerger.ByTime else new InputMerger.ByKeyThenTime(keyOrder)
 
   /** Rows read, of every kind. */
   var rowsRead = 0L
@@ -119,12 +125,12 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
     i < n
   }
 
-  /** The row of least time (ties: least input index). */
+  /** The row of least time, or (key, time) with key groups (ties: least input index). */
   def next(): EngineRow = {
     var best = -1
     var i = 0
     while (i < n) {
-      if (heads(i) != null && (best < 0 || heads(i).time < heads(best).time)) best = i
+      if (heads(i) != null && (best < 0 || order.before(heads(i), heads(best)))) best = i
       i += 1
     }
     if (best < 0) throw new NoSuchElementException("all W-join inputs are exhausted")
@@ -135,6 +141,20 @@ final class InputMerger(inputs: Array[Iterator[InternalRow]], codec: RowCodec, l
 }
 
 object InputMerger {
+  /** The merge's order of two heads of different inputs. */
+  private abstract class HeadOrder { def before(a: EngineRow, b: EngineRow): Boolean }
+
+  private object ByTime extends HeadOrder {
+    def before(a: EngineRow, b: EngineRow): Boolean = a.time < b.time
+  }
+
+  private final class ByKeyThenTime(keys: java.util.Comparator[AnyRef]) extends HeadOrder {
+    def before(a: EngineRow, b: EngineRow): Boolean = {
+      val c = keys.compare(a.key, b.key)
+      c < 0 || c == 0 && a.time < b.time
+    }
+  }
+
   private val Asked = "acquire (\\d+) bytes".r
 
   /** The bytes a refused Spark consumer asked for, as its error says ("Unable to acquire 65536 bytes"); 0 if it does not. */

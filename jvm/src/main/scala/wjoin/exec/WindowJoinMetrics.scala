@@ -61,6 +61,7 @@ final class WindowJoinMetrics(val all: Map[String, SQLMetric], n: Int, streaming
   /** Batch with a run-time access check: partitions that made it, and those whose paths or orders it changed. */
   val numCheckedPartitions: Option[SQLMetric] = opt(CheckedPartitions)
   val numRechosenPartitions: Option[SQLMetric] = opt(RechosenPartitions)
+  val numKeyGroupedPartitions: Option[SQLMetric] = opt(KeyGroupedPartitions)
   /** Broadcast plan: the broadcast inputs indexed (once per executor and run), and the time it took. */
   val numBroadcastBuilds: Option[SQLMetric] = opt(BroadcastBuilds)
   /** Broadcast plan: 1 when the run took the shuffled plan instead (`BroadcastFallback`). */
@@ -179,6 +180,7 @@ object WindowJoinMetrics {
   val CheckedPartitions = Declared("numCheckedPartitions", "partitions that checked their access paths at run time")
   val RechosenPartitions = Declared("numRechosenPartitions",
     "partitions that re-chose access paths or probe orders at run time")
+  val KeyGroupedPartitions = Declared("numKeyGroupedPartitions", "partitions joined key by key (spark.wjoin.keyGroupRows)")
   val BroadcastBuilds = Declared("numBroadcastBuilds", "broadcast inputs indexed (each once per executor)")
   val BroadcastFallbacks = Declared("numBroadcastFallbacks", "runs of the shuffled plan instead (index over a task's memory)")
   val BroadcastBuildTime = Declared("broadcastBuildTime", "time to index the broadcast inputs")
@@ -200,10 +202,11 @@ object WindowJoinMetrics {
    * @param rechecked     batch: partitions check their access paths at run time (checked and re-chosen partitions)
    * @param broadcast     batch, broadcast plan: windows built once per executor, never evicted
    *                      (builds and their time; no evictions, no buffered peak)
+   * @param keyGroups     batch: partitions may be joined key by key (how many were)
    */
   final case class MetricPlan(names: Seq[String], streaming: Boolean, hashed: Boolean, anchored: Boolean,
       banded: Boolean, bidirectional: Boolean, limits: Boolean, refined: Boolean, residual: Boolean,
-      rechecked: Boolean = false, broadcast: Boolean = false)
+      rechecked: Boolean = false, broadcast: Boolean = false, keyGroups: Boolean = false)
 
   /**
    * The counters `plan` declares, besides the timing joinTime (batch) and Spark's state metrics
@@ -220,6 +223,7 @@ object WindowJoinMetrics {
       when(broadcast)(BroadcastBuilds, BroadcastFallbacks) ++
       when(banded)(TimeBands, ReplicatedRows, ForeignCombinations) ++
       when(!streaming && rechecked)(CheckedPartitions, RechosenPartitions) ++
+      when(!streaming && keyGroups)(KeyGroupedPartitions) ++
       when(streaming)(RestoredStateRows) ++ when(streaming && anchored)(UndecidedAnchorRows) ++
       when(streaming)(names.indices.map(i => Declared(stateRows(i), s"state rows of ${names(i)}")): _*) ++
       when(streaming && hashed)(names.indices.map(i => Declared(stateKeysMetric(i),

@@ -5,8 +5,8 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.shedding.ShedPlan
-import wjoin.core.{EngineDrive, EngineListener, EngineRow, JoinHow, TimeBands, WJoinEngine}
-import wjoin.exec.codec.RowCodec
+import wjoin.core.{EngineDrive, EngineListener, EngineRow, FeedGroups, JoinHow, TimeBands, WJoinEngine}
+import wjoin.exec.codec.{KeyOrder, RowCodec}
 
 /**
  * Runs one partition of a batch W-join: the [[InputMerger]] merges the N time-sorted inputs
@@ -35,11 +35,17 @@ import wjoin.exec.codec.RowCodec
  *                the task's ([[TaskWindowMemory]]) and released when the task ends
  * @param check   the run-time check of the partition's access paths ([[PartitionAccessCheck]]),
  *                made on its first rows before the engine is built; None: the planned paths
+ * @param keyGroups where each partition may be joined key by key ([[FeedGroups.ByKey]]): the
+ *                partition decides from its first rows and sorts its inputs by key
+ *                ([[KeyGroupSort]]); then its access paths are not checked. Never with bands,
+ *                limits or ROWS windows
  */
 class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Option[TimeBands] = None,
     how: JoinHow = JoinHow.Inner, shed: Option[ShedPlan] = None, names: Option[WindowNames] = None,
-    check: Option[PartitionAccessCheck] = None) extends Serializable {
+    check: Option[PartitionAccessCheck] = None, keyGroups: Option[KeyGroupSort] = None) extends Serializable {
   assert(!(how.anchored && bands.isDefined), s"a '$how' W-join decides each anchor row in one partition: no time bands")
+  assert(keyGroups.isEmpty || (bands.isEmpty && shed.isEmpty && codec.plan.hashed && !codec.plan.counting),
+    "key groups: a hashed batch W-join without bands, limits or ROWS windows")
 
   def eval(partitionIndex: Int, inputs: Seq[Iterator[InternalRow]]): Iterator[InternalRow] = {
     val decisions = if (how.anchored) Some(JoinHow.decisions(how)) else None
@@ -47,10 +53,13 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
       override def evicted(input: Int, time: Long, row: AnyRef): Unit = if (input == 0) d.evicted(row)
     })
     val memory = TaskWindowMemory(names.getOrElse(WindowNames.numbered(codec.n)))
-    val merger = new InputMerger(inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull,
-      windows = memory)
     val started = System.nanoTime()
-    val checked = check.map(_(partitionIndex, merger, codec, memory))
+    val sorted = keyGroups.fold(KeyGroupSort.Sorted(inputs, grouped = false))(_(inputs, codec, memory))
+    if (sorted.grouped) metrics.numKeyGroupedPartitions.foreach(_ += 1)
+    val merger = new InputMerger(sorted.inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull,
+      windows = memory, keyOrder = if (sorted.grouped) KeyOrder.Longs else null)
+    // A key group's first rows are one key's: they show nothing of the partition's keys.
+    val checked = if (sorted.grouped) None else check.map(_(partitionIndex, merger, codec, memory))
     checked.flatMap(_.outcome).foreach { o =>
       metrics.numCheckedPartitions.foreach(_ += 1)
       if (o.changed) metrics.numRechosenPartitions.foreach(_ += 1)
@@ -69,7 +78,8 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     }
     val publisher = metrics.publisher(engine.stats, merger, output, banded = bands.isDefined)
     val feed = checked.fold[Iterator[EngineRow]](merger)(_.feed)
-    val driver = new PartitionDriver(new EngineDrive(engine, feed, engine.feed, endSteps), output, _ => {
+    val groups = if (sorted.grouped) new FeedGroups.ByKey else FeedGroups.Whole
+    val driver = new PartitionDriver(new EngineDrive(engine, feed, engine.feed, endSteps, groups), output, _ => {
       publisher.publish()
       metrics.joinTime.foreach(_ += System.nanoTime() - started)
     }, () => publisher.publish())

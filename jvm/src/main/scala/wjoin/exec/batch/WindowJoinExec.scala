@@ -39,7 +39,9 @@ import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  * With an equality key shared by all inputs, every child is clustered on its key into the
  * same partitioning, so all rows that can join meet in one partition. Each child is sorted by
  * its event time, and the evaluator merges the children into one arrival order (the papers'
- * streams).
+ * streams). With key groups, a partition whose first rows show that its windows would hold
+ * many rows sorts its inputs again, by key, and joins one key's rows after the other
+ * ([[KeyGroupSort]], [[wjoin.core.FeedGroups.ByKey]]).
  *
  * Without such a key the join is partitioned by event time into bands ([[TimeBands]]): the
  * children are taken as they are, and `doExecute` samples their times (one job), sends every
@@ -62,6 +64,9 @@ import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  *                    partition (an anchor row copied to several bands would be decided in each)
  * @param inputSize   the inputs' estimated size against `spark.wjoin.smallInputBytes` (None:
  *                    the setting is -1); small: one task without a shuffle, no bands
+ * @param keyGroups   hash-partitioned: a partition whose first rows show that its windows would
+ *                    hold over this many rows is joined key by key ([[WindowJoinPlanner.keyGroupsApply]],
+ *                    [[KeyGroupSort]]); None: never
  */
 case class WindowJoinExec(
     timeColumns: Seq[Expression],
@@ -72,8 +77,10 @@ case class WindowJoinExec(
     children: Seq[SparkPlan],
     timeBands: Int = 1,
     how: JoinHow = JoinHow.Inner,
-    inputSize: Option[InputSize] = None) extends BaseWindowJoinExec {
+    inputSize: Option[InputSize] = None,
+    keyGroups: Option[Long] = None) extends BaseWindowJoinExec {
   assert(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
+  assert(keyGroups.isEmpty || (hashed && hashPartitioned && !singleTask), "key groups need a hash-partitioned, hashed W-join")
 
   /** Small inputs: one task reads every input, no shuffle (children are coalesced to one partition). */
   def singleTask: Boolean = inputSize.exists(_.small)
@@ -102,6 +109,8 @@ case class WindowJoinExec(
     else UnknownPartitioning(partitionings.head.numPartitions)
   }
 
+  override def metricPlan: WindowJoinMetrics.MetricPlan = super.metricPlan.copy(keyGroups = keyGroups.isDefined)
+
   override lazy val metrics: Map[String, SQLMetric] = WindowJoinMetrics.batchMetrics(sparkContext, metricPlan)
 
   /**
@@ -114,7 +123,10 @@ case class WindowJoinExec(
   }
 
   private def shuffledText: String =
-    if (hashPartitioned) "hash(keys)"
+    if (hashPartitioned) "hash(keys)" + keyGroups.fold("") {
+      case 0 => s", key groups in every partition (${WJoinConf.KeyGroupRowsKey} 0)"
+      case rows => s", key groups where a partition's windows would hold over $rows rows (${WJoinConf.KeyGroupRowsKey})"
+    }
     else if (banded) s"time bands(<= $timeBands, width >= ${windows.render(TimeBands.minWidth(windows.matrix))})"
     else if (keys.isEmpty && timeBands > 1 && how.anchored) s"single partition (how=$how decides each anchor row once)"
     else "single partition"
@@ -151,7 +163,8 @@ case class WindowJoinExec(
   /** The evaluator of the unbanded plans (hash, one partition, one task). */
   private def unbandedEvaluator(metrics: WindowJoinMetrics): WindowJoinEvaluator =
     new WindowJoinEvaluator(rowCodec(), metrics, how = how, shed = planned.shed, names = Some(windowNames),
-      check = accessCheck(outputPartitioning.numPartitions))
+      check = accessCheck(outputPartitioning.numPartitions),
+      keyGroups = keyGroups.map(new KeyGroupSort(_, KeyGroupSort.PrefixRows, enginePlan.horizon.toSeq)))
 
   /** Each partition's run-time check of the access paths, when the planner asked for one. */
   private def accessCheck(partitions: Int): Option[PartitionAccessCheck] =
@@ -168,5 +181,5 @@ object WindowJoinExec {
    */
   def of(w: WindowJoin, choice: JoinChoice, children: Seq[SparkPlan]): WindowJoinExec =
     new WindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output, WindowJoinPlanner.planned(w, choice),
-      children, choice.timeBands, w.how, choice.inputSize)
+      children, choice.timeBands, w.how, choice.inputSize, choice.keyGroups)
 }

@@ -123,9 +123,7 @@ final class RowCodec(
     }
   }
 
-  /** Types of a single key column read as a java.lang.Long (every integral value is one). */
-  private def integralKey(t: DataType): Boolean =
-    Seq(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType).contains(t)
+  private def integralKey(t: DataType): Boolean = RowCodec.integralKey(t)
 
   /** Input i's rows are stored with every column (no projection). */
   private def storesWholeRows(i: Int): Boolean = storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)
@@ -258,6 +256,10 @@ final class RowCodec(
 object RowCodec {
   /** [[RowCodec.joinableKey]] of a row that cannot join. */
   object Unjoinable
+
+  /** Types of a single key column read as a java.lang.Long (every integral value is one). */
+  def integralKey(t: DataType): Boolean =
+    Seq(ByteType, ShortType, IntegerType, LongType, DateType, TimestampType, TimestampNTZType).contains(t)
 
   /**
    * The range key of `e` (an attribute of a range binding) in rows of `attributes`: integral,

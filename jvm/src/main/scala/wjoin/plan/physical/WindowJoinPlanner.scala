@@ -8,6 +8,7 @@ import org.apache.spark.sql.wjoin.WJoinConf
 import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, AccessRecheck, AccessRequest, PredicateGraph}
 import wjoin.core.shedding.ShedPlan
 import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, TimeBands}
+import wjoin.exec.codec.KeyOrder
 import wjoin.plan.logical.WindowJoin
 import wjoin.plan.logical.WindowSpec
 
@@ -105,10 +106,12 @@ object WindowJoinPlanner {
    *                  (None: the setting is -1); small inputs run in one task, no shuffle
    * @param broadcast batch: every input but the largest broadcast, the largest streamed
    *                  without a shuffle ([[BroadcastPlan]])
+   * @param keyGroups batch, hash-partitioned: a partition whose windows would hold over this many
+   *                  rows is joined key by key ([[keyGroupsApply]]); None: never
    */
   final case class JoinChoice(keys: Seq[Seq[Expression]], algorithm: Algorithm, residual: Seq[Expression],
       access: PlannedAccess, timeBands: Int = 1, shed: Option[ShedPlan] = None, inputSize: Option[InputSize] = None,
-      broadcast: Option[BroadcastPlan] = None) {
+      broadcast: Option[BroadcastPlan] = None, keyGroups: Option[Long] = None) {
     assert(timeBands >= 1, s"the number of time bands must be at least 1, got $timeBands")
     assert(!(singleTask && timeBands > 1), s"a single-task W-join has no time bands, got $timeBands")
     assert(!(broadcast.isDefined && (singleTask || timeBands > 1)), "a broadcast W-join is neither one task nor banded")
@@ -250,6 +253,7 @@ object WindowJoinPlanner {
    *  - Else without a shared key, when the matrix bounds every input's reach
    *    ([[TimeBands.applicable]]) and no ROWS window counts over the whole input, rows are split
    *    into at most [[WJoinConf.timeBands]] bands.
+   *  - Else, hash-partitioned on a key: key groups where they apply ([[keyGroupsApply]]).
    * A bad setting fails here, naming the key.
    */
   def batch(w: WindowJoin, conf: SQLConf = SQLConf.get): JoinChoice = {
@@ -266,8 +270,23 @@ object WindowJoinPlanner {
       return choice.copy(access = BroadcastPlan.accessOf(choice.access, broadcast.get, w.access.request.forced).copy(recheck = None),
         inputSize = size.filterNot(_.small), broadcast = broadcast)
     if (size.exists(_.small)) return oneTask
-    choice.copy(timeBands = bands, inputSize = size)
+    choice.copy(timeBands = bands, inputSize = size,
+      keyGroups = Some(WJoinConf.keyGroupRows(conf)).filter(_ => keyGroupsApply(w, choice, conf)))
   }
+
+  /**
+   * Whether partitions of a shuffled batch choice may be joined key by key
+   * ([[wjoin.core.FeedGroups.ByKey]], each decides from its first rows,
+   * [[wjoin.exec.batch.KeyGroupSort]]; setting [[WJoinConf.KeyGroupRows]]): every input hashed
+   * on one integral key column ([[KeyOrder]]: Spark's radix sort orders it whole); no ROWS
+   * window (it counts rows of every key), no resource limits (their budgets are the
+   * partition's) and no band predicate (a group's rows all share its key, so only a band decides
+   * how many of them a probe reads, and whether its index pays is the run-time check's, which
+   * reads a time-ordered prefix of the partition).
+   */
+  def keyGroupsApply(w: WindowJoin, choice: JoinChoice, conf: SQLConf): Boolean =
+    WJoinConf.keyGroupRows(conf) >= 0 && choice.hashed && w.windows.partitionedBy(choice.keys) &&
+      choice.shed.isEmpty && choice.access.bindings.isEmpty && KeyOrder.exists(choice.keys)
 
   /** How the rows of streaming W-join `w` are partitioned ([[StreamPartitioning]]). */
   def streaming(w: WindowJoin): StreamPartitioning = StreamPartitioning.of(w)

@@ -128,6 +128,27 @@ object WJoinConf {
     .booleanConf
     .createWithDefault(true)
 
+  /** Key of [[KeyGroupRows]]. */
+  val KeyGroupRowsKey = "spark.wjoin.keyGroupRows"
+
+  /**
+   * Rows above which a partition of a shuffled batch W-join on one integral key, whose windows
+   * would hold that many rows in time order, is joined key by key instead
+   * (`wjoin.core.FeedGroups.ByKey`); 0 always is, -1 never.
+   */
+  val KeyGroupRows: ConfigEntry[Long] = SQLConf.buildConf(KeyGroupRowsKey)
+    .doc("A batch W-join shuffled on a shared key of one integral column (no ROWS window, band predicate or " +
+      "resource limit) estimates in each partition, from the first rows of each input, how many rows its " +
+      "windows would hold in time order. Above this many, and with keys that hardly repeat among those rows, " +
+      "the partition sorts each input by key (Spark's sorter, which spills) and joins each key's rows on their " +
+      "own: its windows hold one key's rows at a time, where in time order they would hold every key's rows of " +
+      "the window's span, each an object the garbage collector copies. Results never depend on it. 0 joins every " +
+      "such partition key by key; -1 keeps the time order.")
+    .version("0.1.0")
+    .longConf
+    .checkValue(r => r == -1 || r >= 0, s"$KeyGroupRowsKey must be -1 (never) or an integer >= 0")
+    .createWithDefault(100000L)
+
   /** Key of [[AccessCheckRows]]. */
   val AccessCheckRowsKey = "spark.wjoin.accessCheckRows"
 
@@ -243,6 +264,9 @@ object WJoinConf {
 
   /** [[BroadcastFallback]] of `conf`. */
   def broadcastFallback(conf: SQLConf): Boolean = conf.getConf(BroadcastFallback)
+
+  /** [[KeyGroupRows]] of `conf` (-1: never). */
+  def keyGroupRows(conf: SQLConf): Long = conf.getConf(KeyGroupRows)
 
   /** [[AccessCheckRows]] of `conf` (0: off). */
   def accessCheckRows(conf: SQLConf): Int = conf.getConf(AccessCheckRows)

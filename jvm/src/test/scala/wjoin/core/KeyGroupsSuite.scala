@@ -1,0 +1,50 @@
+package wjoin.core
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/**
+ * Key groups ([[FeedGroups.ByKey]]): rows merged by (key, time, input) and driven through one
+ * engine key after key give the reference W-join, for every window shape, strategy and hashed
+ * algorithm (backward and forward evaluation), and every row leaves the windows once.
+ */
+class KeyGroupsSuite extends AnyFunSuite {
+  import EngineFixtures._
+
+  /** The engine's combinations over `rows` fed in key groups, and the rows the listener heard evicted. */
+  private def grouped(n: Int, rows: Seq[TRow], plan: EnginePlan): (Seq[Seq[Int]], Seq[Int]) = {
+    val gone = Seq.newBuilder[Int]
+    val engine = WJoinEngine.batch(plan, EngineRunner.filter(n, plan, sameKey = true, _ => true), TRow.ranges,
+      listener = new EngineListener {
+        override def evicted(input: Int, time: Long, row: AnyRef): Unit = gone += row.asInstanceOf[TRow].id
+      })
+    val feed = rows.sortBy(r => (r.key, r.time, r.input)).iterator
+      .map(r => EngineRow(r.input, r.time, Integer.valueOf(r.key), r))
+    val drive = new EngineDrive(engine, feed, engine.feed, Seq(() => engine.finish(), () => engine.evictAll()),
+      new FeedGroups.ByKey)
+    val out = drive.map(_.toSeq.map(_.asInstanceOf[TRow].id)).toList
+    (out.sortBy(_.mkString(",")), gone.result())
+  }
+
+  for ((shape, terms) <- shapes(3)) test(s"3 inputs, $shape: key groups = the reference, every row evicted once") {
+    val matrix = WindowMatrix.close(terms, names(3))
+    var combinations = 0
+    for (seed <- 1 to 4; keys <- Seq(1, 3, 40)) {
+      val rs = rows(3, 25, 30, keys, seed)
+      val expected = ReferenceWJoin.join(3, rs, matrix, sameKey = true)
+      for ((name, plan) <- plans(matrix, keyed = true) if plan.hashed) {
+        val (got, evicted) = grouped(3, rs, plan)
+        assert(got == expected, s"$name seed $seed keys $keys")
+        assert(evicted.sorted == rs.map(_.id).sorted, s"$name seed $seed keys $keys: evictions")
+      }
+      combinations += expected.size
+    }
+    assert(combinations > 0, "a test with no combination proves little")
+  }
+
+  test("ByKey starts a group where the key changes, not at the first row") {
+    val g = new FeedGroups.ByKey
+    val starts = Seq(1L, 1L, 2L, 2L, 2L, 5L).map(k => g.starts(EngineRow(0, 0L, java.lang.Long.valueOf(k), null)))
+    assert(starts == Seq(false, false, true, false, false, true))
+    assert(!FeedGroups.Whole.starts(EngineRow(0, 0L, "k", null)))
+  }
+}
