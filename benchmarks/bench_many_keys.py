@@ -1,6 +1,7 @@
-"""Very many distinct keys and next to no output: the W-join (its default plan, and shuffled with
-spark.wjoin.broadcastBytes=-1; inputs under spark.wjoin.smallInputBytes run in one task either
-way), Spark's built-in chained join and DuckDB on the same rows, the
+"""Very many distinct keys and next to no output: the W-join (its default plan, shuffled with
+spark.wjoin.broadcastBytes=-1, and shuffled in time order with spark.wjoin.keyGroupRows=-1 as
+well; inputs under spark.wjoin.smallInputBytes run in one task either way), Spark's built-in
+chained join and DuckDB on the same rows, the
 Spark plans alternating in one process (which goes first rotates), every output column written
 to Spark's noop sink; DuckDB counts the same join on the same rows generated in SQL, 2 threads.
 
@@ -13,8 +14,9 @@ into K values (K = 1M, or R / 2: a key in about two rows per input), time spread
 
 Where Spark estimates each input under spark.sql.autoBroadcastJoinThreshold it broadcasts two
 of them; so does the W-join (each broadcast input under spark.wjoin.broadcastBytes, by default
-that threshold). Above it both shuffle: Spark sorts by key and merges, the W-join sorts by time
-and keeps each key's bucket while the window holds it.
+that threshold). Above it both shuffle: Spark sorts by key and merges; the W-join sorts by time
+and keeps each key's bucket while the window holds it, or, where a partition's windows would hold
+many rows, sorts again by key and joins one key's rows at a time (key groups).
 """
 from __future__ import annotations
 
@@ -97,19 +99,25 @@ def main():
 
         def default():
             spark.conf.unset("spark.wjoin.broadcastBytes")
+            spark.conf.unset("spark.wjoin.keyGroupRows")
 
         def shuffled():
             spark.conf.set("spark.wjoin.broadcastBytes", "-1")
 
-        plans = [("wjoin", default, ours), ("wjoin shuffled", shuffled, ours),
+        def time_order():  # shuffled, never key groups
+            spark.conf.set("spark.wjoin.broadcastBytes", "-1")
+            spark.conf.set("spark.wjoin.keyGroupRows", "-1")
+
+        plans = [("wjoin", default, ours), ("wjoin shuffled", shuffled, ours), ("wjoin time order", time_order, ours),
                  ("built-in", default, lambda: spark.sql(builtin_sql(window, [f"many_keys_{i}" for i in range(3)])))]
         times, counts = rotating_runs(plans, args.repeats)
-        spark.conf.unset("spark.wjoin.broadcastBytes")
+        default()
         plan = ours()._jdf.queryExecution().executedPlan().toString()
         how = ("broadcast" if "BroadcastWindowJoin" in plan else "one task" if "partitioning=single task" in plan
                else "shuffled")
         line = (f"{name:42s} results={counts['wjoin']:>9,}  wjoin {median(times['wjoin']):6.2f} s ({how})  "
-                f"shuffled {median(times['wjoin shuffled']):6.2f} s  built-in {median(times['built-in']):6.2f} s  "
+                f"shuffled {median(times['wjoin shuffled']):6.2f} s  time order {median(times['wjoin time order']):6.2f} s  "
+                f"built-in {median(times['built-in']):6.2f} s  "
                 f"built-in / wjoin {median(times['built-in']) / median(times['wjoin']):5.2f}x")
         if len(set(counts.values())) != 1:
             line += f"  COUNTS DIFFER {counts}"

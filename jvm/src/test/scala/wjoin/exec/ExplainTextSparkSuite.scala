@@ -79,7 +79,9 @@ class ExplainTextSparkSuite extends AnyFunSuite with SharedSparkSession with Ada
     val evals = if (keyed.residual.nonEmpty) Set("numPredicateEvals") else Set.empty[String]
     // The run-time check declares its two only where a partition has something to choose.
     val checks = Set("numCheckedPartitions", "numRechosenPartitions")
-    assert(keyed.metrics.keySet == always ++ evals ++ (if (keyed.access.recheck.isDefined) checks else Nil),
+    // A key of one integral column: partitions may be joined key by key (spark.wjoin.keyGroupRows).
+    val groups = if (keyed.keyGroups.isDefined) Set("numKeyGroupedPartitions") else Set.empty[String]
+    assert(keyed.metrics.keySet == always ++ evals ++ groups ++ (if (keyed.access.recheck.isDefined) checks else Nil),
       keyed.metrics.keySet)
     val banded = withConf(WJoinConf.TimeBandsKey -> "4", WJoinConf.SmallInputBytesKey -> "-1") {
       execOf(WJoin("A" -> numbered("A"), "B" -> numbered("B")).time("t").window("5")

@@ -115,18 +115,19 @@ case class WindowJoinExec(
 
   /**
    * EXPLAIN's partitioning: one task for small inputs, hash on the key, time bands (at most, and
-   * their least width), or one partition; with the inputs' size against the setting.
+   * their least width), or one partition; with the inputs' size against the setting, and where
+   * partitions may be joined key by key.
    */
   override def partitioningText: String = inputSize match {
     case Some(size) if size.small => s"single task (${size.describe})"
-    case size => shuffledText + size.fold("")(s => s" (${s.describe})")
-  }
-
-  private def shuffledText: String =
-    if (hashPartitioned) "hash(keys)" + keyGroups.fold("") {
+    case size => shuffledText + size.fold("")(s => s" (${s.describe})") + keyGroups.fold("") {
       case 0 => s", key groups in every partition (${WJoinConf.KeyGroupRowsKey} 0)"
       case rows => s", key groups where a partition's windows would hold over $rows rows (${WJoinConf.KeyGroupRowsKey})"
     }
+  }
+
+  private def shuffledText: String =
+    if (hashPartitioned) "hash(keys)"
     else if (banded) s"time bands(<= $timeBands, width >= ${windows.render(TimeBands.minWidth(windows.matrix))})"
     else if (keys.isEmpty && timeBands > 1 && how.anchored) s"single partition (how=$how decides each anchor row once)"
     else "single partition"
