@@ -220,11 +220,11 @@ class WindowJoinPlannerSuite extends AnyFunSuite {
     val access = WindowJoinPlanner.choose(w).access
     val plan = BroadcastPlan.of(w, access.copy(paths = Seq.fill(3)(AccessPath.Hash)), conf(None, broadcast = "10MB")).get
     assert(plan.streamed == 1)
-    def paths(p: Seq[AccessPath]) = BroadcastPlan.accessOf(access.copy(paths = p), plan, Nil).paths
-    assert(paths(Seq(AccessPath.Hash, AccessPath.Hash, AccessPath.Scan)) == Seq.fill(3)(AccessPath.Hash))
-    assert(paths(Seq(AccessPath.Scan, AccessPath.Scan, AccessPath.Hash)) ==
+    def pathsOf(p: Seq[AccessPath]) = BroadcastPlan.accessOf(access.copy(paths = p), plan, Nil).paths
+    assert(pathsOf(Seq(AccessPath.Hash, AccessPath.Hash, AccessPath.Scan)) == Seq.fill(3)(AccessPath.Hash))
+    assert(pathsOf(Seq(AccessPath.Scan, AccessPath.Scan, AccessPath.Hash)) ==
       Seq(AccessPath.Hash, AccessPath.Scan, AccessPath.Hash), "B streams: its path stays")
-    assert(paths(Seq.fill(3)(AccessPath.Scan)) == Seq.fill(3)(AccessPath.Scan), "nothing hashed: no key to hash on")
+    assert(pathsOf(Seq.fill(3)(AccessPath.Scan)) == Seq.fill(3)(AccessPath.Scan), "nothing hashed: no key to hash on")
     assert(BroadcastPlan.accessOf(access.copy(paths = Seq(AccessPath.Hash, AccessPath.Hash, AccessPath.Scan)), plan,
       Seq(None, None, Some(AccessPath.Scan))).paths(2) == AccessPath.Scan, "a requested scan stays")
     // The planner's broadcast choice: a requested scan is kept.
