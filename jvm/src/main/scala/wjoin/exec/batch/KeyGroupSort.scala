@@ -40,8 +40,10 @@ final class KeyGroupSort(heldRows: Long, prefixRows: Int, horizon: Seq[Long]) ex
 
   /** `inputs` (each in time order), in (key, time) order where key groups pay. */
   def apply(inputs: Seq[Iterator[InternalRow]], codec: RowCodec, memory: WindowMemory): KeyGroupSort.Sorted = {
+    // One account per input for the prefix's rows, charged as read and given back as passed on.
+    val accounts = inputs.indices.map(memory.account(_))
     val prefixes = inputs.indices.map { i =>
-      val account = memory.account(i)
+      val account = accounts(i)
       val time = codec.time(i)
       val timeOf = time.reader
       val keyOf = codec.keyReader(i)
@@ -66,7 +68,7 @@ final class KeyGroupSort(heldRows: Long, prefixRows: Int, horizon: Seq[Long]) ex
     }
     val pays = FeedGroups.byKeyPays(prefixes.map(_._2), horizon, heldRows)
     val sorted = inputs.indices.map { i =>
-      val account = memory.account(i)
+      val account = accounts(i)
       val prefix = prefixes(i)._1.iterator.map { r => account.rowOut(account.rowBytes(r)); r }
       if (pays) KeyGroupSort.byKey(prefix ++ inputs(i), codec, i) else prefix ++ inputs(i)
     }

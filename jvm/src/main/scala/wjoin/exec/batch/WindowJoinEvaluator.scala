@@ -19,6 +19,7 @@ import wjoin.exec.codec.{KeyOrder, RowCodec}
  * {{{
  *   inputs ──InputMerger──> EngineDrive (WJoinEngine; end: finish(), anchors: evictAll()) ──JoinOutput──> rows
  *                                              (banded: drop tuples owned by a later band)
+ *   key groups: inputs ──KeyGroupSort (by key, where it pays)──> InputMerger ──> EngineDrive, one key at a time
  * }}}
  *
  * @param codec   rows of the inputs: time, key, stored form, residual, output

@@ -117,6 +117,17 @@ class KeyGroupsSparkSuite extends AnyFunSuite with SharedSparkSession with Adapt
     }
   }
 
+  test("a key sort that spills merges its runs by key, then time: the same rows") {
+    val Seq(a, b, c) = Seq(16, 17, 18).map(s => nullable(s, 400, 30, 1000 * s))
+    val env = org.apache.spark.SparkEnv.get.conf
+    val key = "spark.shuffle.spill.numElementsForceSpillThreshold"
+    val old = env.getOption(key)
+    env.set(key, "50") // every sorter created from here spills each 50 rows
+    try assert(sameAsTimeOrder("spilled")(
+      WJoin("A" -> a, "B" -> b, "C" -> c).on("k").time("t").windows("WINDOW = 8").how("left").toDF).nonEmpty)
+    finally old.fold(env.remove(key))(env.set(key, _))
+  }
+
   test("a wrong value of the setting fails naming its key") {
     val e = intercept[Exception](spark.conf.set(WJoinConf.KeyGroupRowsKey, "-2"))
     assert(e.getMessage.contains(WJoinConf.KeyGroupRowsKey), e.getMessage)
