@@ -47,4 +47,24 @@ class KeyGroupsSuite extends AnyFunSuite {
     assert(starts == Seq(false, false, true, false, false, true))
     assert(!FeedGroups.Whole.starts(EngineRow(0, 0L, "k", null)))
   }
+
+  test("byKeyPays: rows the windows would hold (rate x horizon) over the setting, and keys that hardly repeat") {
+    import FeedGroups.{byKeyPays, InputPrefix}
+    // 4096 rows over 10,240 time units: 0.4 rows per unit in each of 3 inputs.
+    val many = InputPrefix(4096, 0L, 10239L, 4000, exhausted = false)
+    val wide = Seq.fill(3)(1000000L)
+    assert(byKeyPays(Seq.fill(3)(many), wide, 100000L), "3 x 400k rows held, keys distinct")
+    assert(!byKeyPays(Seq.fill(3)(many), Seq.fill(3)(1000L), 100000L), "3 x 400 rows held")
+    assert(byKeyPays(Seq.fill(3)(many), Seq.fill(3)(100000L), 100000L) && !byKeyPays(Seq.fill(3)(many), Seq.fill(3)(50000L), 100000L),
+      "3 x 40k rows held is over 100k, 3 x 20k is not")
+    val fewKeys = many.copy(distinctKeys = 10)
+    assert(!byKeyPays(Seq(many, many, fewKeys), wide, 100000L), "one input's keys repeat: a group is most of a window")
+    // A whole input (exhausted) holds at most its rows, whatever its rate.
+    val whole = InputPrefix(500, 0L, 10L, 500, exhausted = true)
+    assert(!byKeyPays(Seq.fill(3)(whole), wide, 100000L) && byKeyPays(Seq.fill(3)(whole), wide, 1000L))
+    // Inputs too small to say anything about their keys: never, unless the setting is 0 (always).
+    val tiny = InputPrefix(20, 0L, 0L, 20, exhausted = false)
+    assert(!byKeyPays(Seq.fill(3)(tiny), wide, 10L) && byKeyPays(Seq.fill(3)(tiny), wide, 0L))
+    assert(byKeyPays(Seq.fill(3)(InputPrefix(0, Long.MaxValue, Long.MinValue, 0, exhausted = true)), wide, 0L))
+  }
 }
