@@ -99,18 +99,14 @@ object KeyGroupSort {
 
   /** Input i's rows (in time order) sorted by key, stably: (key, time) order. */
   private def byKey(rows: Iterator[InternalRow], codec: RowCodec, i: Int): Iterator[InternalRow] = {
-    val keyOf = codec.keyReader(i)
+    // A NULL key reads as Long.MinValue, never as a NULL prefix: the sorter moves a row to make
+    // room for each NULL prefix, which would break the time order the radix sort keeps. Rows
+    // with a NULL key never join, so the merge drops them wherever they are.
+    val key = codec.integralKeyValue(i)
     val time = codec.time(i)
     val timeOf = time.reader
     val attributes = codec.inputAttributes(i)
     val schema = StructType(attributes.map(a => StructField(a.name, a.dataType, a.nullable, a.metadata)))
-    // A NULL key sorts as Long.MinValue, never as a NULL prefix: the sorter moves a row to make
-    // room for each NULL prefix, which would break the time order the radix sort keeps. Rows
-    // with a NULL key never join, so the merge drops them wherever they are.
-    def key(r: InternalRow): Long = keyOf(r) match {
-      case null => Long.MinValue
-      case k => k.asInstanceOf[java.lang.Long].longValue
-    }
     // Spilled runs merge by key, then time (NULL times first, as the time order puts them).
     val ordering = new Ordering[InternalRow] {
       def compare(a: InternalRow, b: InternalRow): Int = {

@@ -125,6 +125,12 @@ final class RowCodec(
 
   private def integralKey(t: DataType): Boolean = RowCodec.integralKey(t)
 
+  /**
+   * Key groups ([[KeyOrder]]): input i's key of one integral column read as a primitive, NULL as
+   * Long.MinValue ([[RowCodec.rangeKey]]), for a sort that reads it once per row and comparison.
+   */
+  def integralKeyValue(i: Int): InternalRow => Long = RowCodec.rangeKey(keys(i).head, inputAttributes(i))
+
   /** Input i's rows are stored with every column (no projection). */
   private def storesWholeRows(i: Int): Boolean = storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)
 
