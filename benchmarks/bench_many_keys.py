@@ -11,6 +11,7 @@ into K values (K = 1M, or R / 2: a key in about two rows per input), time spread
 
     .venv/bin/python benchmarks/bench_many_keys.py --repeats 3
     .venv/bin/python benchmarks/bench_many_keys.py --only "400k rows, 1M keys, window 1M"
+    .venv/bin/python benchmarks/bench_many_keys.py --key-type string   # keys 'k<number>': grouped by hash
 
 Where Spark estimates each input under spark.sql.autoBroadcastJoinThreshold it broadcasts two
 of them; so does the W-join (each broadcast input under spark.wjoin.broadcastBytes, by default
@@ -30,9 +31,10 @@ TIME_STEPS = (48271, 69621, 16807)
 SPAN = 1_000_000
 
 
-def columns(i: int, rows: int, keys: int) -> dict:
+def columns(i: int, rows: int, keys: int, key_type: str = "long") -> dict:
     """Input i's columns as SQL over `id` (Spark and DuckDB alike)."""
-    return {"k": f"CAST((id * {MULTIPLIERS[i]}) % {keys} + 1000000000000 AS BIGINT)",
+    key = f"CAST((id * {MULTIPLIERS[i]}) % {keys} + 1000000000000 AS BIGINT)"
+    return {"k": key if key_type == "long" else f"CONCAT('k', CAST({key} AS STRING))",
             "ts": f"CAST((((id * {TIME_STEPS[i]}) % {rows}) * {SPAN}) // {rows} + {i} AS BIGINT)",
             "v": "id"}
 
@@ -46,8 +48,8 @@ def cells() -> dict:
     return out
 
 
-def spark_inputs(spark, rows: int, keys: int):
-    return [spark.range(rows).selectExpr(*[f"{e.replace('//', 'div')} AS {c}" for c, e in columns(i, rows, keys).items()])
+def spark_inputs(spark, rows: int, keys: int, key_type: str = "long"):
+    return [spark.range(rows).selectExpr(*[f"{e.replace('//', 'div')} AS {c}" for c, e in columns(i, rows, keys, key_type).items()])
             .alias("ABC"[i]) for i in range(3)]
 
 
@@ -58,12 +60,12 @@ def builtin_sql(window: int, tables) -> str:
             f"AND C.ts BETWEEN B.ts - {window} AND B.ts + {window}")
 
 
-def duckdb_seconds(rows: int, keys: int, window: int, repeats: int):
+def duckdb_seconds(rows: int, keys: int, window: int, repeats: int, key_type: str):
     import duckdb
     con = duckdb.connect()
     con.execute("SET threads = 2")
     for i in range(3):
-        cs = ", ".join(f"{e} AS {c}" for c, e in columns(i, rows, keys).items())
+        cs = ", ".join(f"{e} AS {c}" for c, e in columns(i, rows, keys, key_type).items())
         con.execute(f"CREATE TABLE t{i} AS SELECT {cs} FROM range(0, {rows}) r(id)")
     query = f"SELECT count(*) FROM ({builtin_sql(window, ('t0', 't1', 't2'))})"
     import time
@@ -81,15 +83,16 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--only", help="cell names separated by ';' (the names hold commas)")
     p.add_argument("--no-duckdb", action="store_true")
+    p.add_argument("--key-type", choices=("long", "string"), default="long")
     args = p.parse_args()
     spark = session("bench_many_keys")
     wanted = {name.strip() for name in args.only.split(";")} if args.only else None
-    say(f"local[*] on {spark.sparkContext.defaultParallelism} cores; medians of {args.repeats} alternating runs "
-        "after one warm-up; every output column to the noop sink")
+    say(f"local[*] on {spark.sparkContext.defaultParallelism} cores; {args.key_type} keys; medians of {args.repeats} "
+        "alternating runs after one warm-up; every output column to the noop sink")
     for name, (rows, keys, window) in cells().items():
         if wanted and name not in wanted:
             continue
-        dfs = spark_inputs(spark, rows, keys)
+        dfs = spark_inputs(spark, rows, keys, args.key_type)
         for i, df in enumerate(dfs):
             df.createOrReplaceTempView(f"many_keys_{i}")
         windows = f"WINDOW(A,B) = {window} AND WINDOW(A,C) = {window} AND WINDOW(B,C) = {window}"
@@ -122,7 +125,7 @@ def main():
         if len(set(counts.values())) != 1:
             line += f"  COUNTS DIFFER {counts}"
         if not args.no_duckdb:
-            seconds, count = duckdb_seconds(rows, keys, window, args.repeats)
+            seconds, count = duckdb_seconds(rows, keys, window, args.repeats, args.key_type)
             line += f"  duckdb {seconds:5.2f} s" + ("" if count == counts["wjoin"] else f" COUNT {count}")
         say(line)
 

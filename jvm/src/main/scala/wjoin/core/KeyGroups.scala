@@ -18,12 +18,13 @@ object FeedGroups {
 
   /**
    * Key-grouped evaluation of a batch W-join whose every input is bucketed on one shared key:
-   * each input is sorted by key, then time, the inputs are merged in that order, and each key's
-   * rows are joined on their own, one key after the other, by the same engine.
+   * each input is sorted by a value of its key (`order`: equal keys, equal values), then time,
+   * the inputs are merged in that order, and each value's rows are joined on their own, one
+   * group after the other, by the same engine.
    *
    * {{{
-   *   feed:   (k1,t1) (k1,t4) (k1,t9) | (k2,t2) (k2,t3) | (k3,t0) ...   each key's rows in time order
-   *                                   ^ r.key != the last key: close the group, then offer r
+   *   feed:   (k1,t1) (k1,t4) (k1,t9) | (k2,t2) (k2,t3) | (k3,t0) ...   each group's rows in time order
+   *                                   ^ order.compare(r.key, last key) != 0: close the group, offer r
    *   close:  finish(); drain      every combination of k1's rows is out
    *           evictAll(); drain    k1's rows leave the windows (anchored joins decide them there)
    *           restart()            time order starts over for k2 ([[WJoinEngine.restart]])
@@ -32,21 +33,25 @@ object FeedGroups {
    * Exact: the members of a combination share one key (every window is bucketed on it), so the
    * combinations of the partition are the disjoint union over keys of each key's combinations,
    * and the engine finds those of key k among k's rows alone, each once, as it would in time
-   * order. An anchor row's matches share its key too, so it is decided within its group.
+   * order. An anchor row's matches share its key too, so it is decided within its group. Keys
+   * whose values are equal (a hash collision) share a group: in it their rows are in time order
+   * and the windows' buckets keep them apart, as in the time order of the whole partition.
    *
    * Why: in time order a partition's windows hold every key's rows of the window's span; with
    * many keys and wide windows that is most of the partition, each row an object the garbage
    * collector copies until it is old. A group holds one key's rows; the others wait in Spark's
    * sorter, in its memory pages (as a sort-merge join's rows do). The feed's rows must come in
-   * groups: keys compare equal exactly when `equals` holds, as for the types hashing accepts
-   * (their `=` is byte equality), so a key never recurs after its group is closed.
+   * groups: equal keys (`equals`, byte equality for the types hashing accepts) compare 0, so a
+   * key never recurs after its group is closed.
+   *
+   * @param order the order of the feed's keys; two keys are in one group when they compare 0
    */
-  final class ByKey extends FeedGroups {
+  final class ByKey(order: java.util.Comparator[AnyRef]) extends FeedGroups {
     private var key: AnyRef = null
     def starts(r: EngineRow): Boolean = {
       val k = r.key
       assert(k != null, "a key-grouped feed has no row without a key")
-      val changed = key != null && !k.equals(key)
+      val changed = key != null && order.compare(k, key) != 0
       key = k
       changed
     }

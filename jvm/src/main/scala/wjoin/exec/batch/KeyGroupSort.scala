@@ -11,32 +11,34 @@ import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 import wjoin.core.FeedGroups
 import wjoin.core.FeedGroups.InputPrefix
 import wjoin.core.window.WindowMemory
-import wjoin.exec.codec.RowCodec
+import wjoin.exec.codec.{KeyOrder, RowCodec}
 
 /**
  * A partition's run-time choice between the time order and key groups
  * ([[FeedGroups.ByKey]]), and the second sort key groups take. The inputs come sorted by time
  * (as the node requires); their first rows show how many rows the windows would hold
- * ([[FeedGroups.byKeyPays]]), and only where that pays is each input sorted again, by key.
+ * ([[FeedGroups.byKeyPays]]), and only where that pays is each input sorted again, by key
+ * (in the [[KeyOrder]] of the keys' types: an integral key's value, else the key's hash).
  *
  * {{{
  *   input i (time order) ──first prefixRows rows──> prefix (copies, charged to the window memory)
  *        │                                            └─> InputPrefix: rows, time span, distinct keys
  *   byKeyPays ──no──> prefix ++ rest                          time order, as planned
- *             ──yes─> Spark's sorter (prefix ++ rest), radix on the key: (key, time) order
+ *             ──yes─> Spark's sorter (prefix ++ rest), radix on KeyOrder's value v: (v, time) order
  * }}}
  *
  * The second sort keeps time order within a key without comparing times: the rows go in in
- * time order, Spark's in-memory radix sort is stable, and the key (one integral column,
- * [[wjoin.exec.codec.KeyOrder]]) is its whole 64-bit prefix. Should it spill, its sorted runs
- * are merged by key, then time (the record ordering), so the order holds there too. Its pages
- * are Spark's execution memory; it spills as Spark's own sorts do.
+ * time order, Spark's in-memory radix sort is stable, and the key's value ([[KeyOrder]]) is its
+ * whole 64-bit prefix. Should it spill, its sorted runs are merged by that value, then time (the
+ * record ordering), so the order holds there too. Its pages are Spark's execution memory; it
+ * spills as Spark's own sorts do.
  *
  * @param heldRows   rows of time-ordered windows above which key groups pay (`spark.wjoin.keyGroupRows`)
  * @param prefixRows rows of each input read to decide
  * @param horizon    per input, how long its rows stay in its window
+ * @param order      the order of the keys' values, which the merge of the sorted inputs keeps
  */
-final class KeyGroupSort(heldRows: Long, prefixRows: Int, horizon: Seq[Long]) extends Serializable {
+final class KeyGroupSort(heldRows: Long, prefixRows: Int, horizon: Seq[Long], val order: KeyOrder) extends Serializable {
 
   /** `inputs` (each in time order), in (key, time) order where key groups pay. */
   def apply(inputs: Seq[Iterator[InternalRow]], codec: RowCodec, memory: WindowMemory): KeyGroupSort.Sorted = {
@@ -70,7 +72,7 @@ final class KeyGroupSort(heldRows: Long, prefixRows: Int, horizon: Seq[Long]) ex
     val sorted = inputs.indices.map { i =>
       val account = accounts(i)
       val prefix = prefixes(i)._1.iterator.map { r => account.rowOut(account.rowBytes(r)); r }
-      if (pays) KeyGroupSort.byKey(prefix ++ inputs(i), codec, i) else prefix ++ inputs(i)
+      if (pays) KeyGroupSort.byKey(prefix ++ inputs(i), codec, i, order) else prefix ++ inputs(i)
     }
     KeyGroupSort.Sorted(sorted, pays)
   }
@@ -97,17 +99,16 @@ object KeyGroupSort {
     }
   }
 
-  /** Input i's rows (in time order) sorted by key, stably: (key, time) order. */
-  private def byKey(rows: Iterator[InternalRow], codec: RowCodec, i: Int): Iterator[InternalRow] = {
-    // A NULL key reads as Long.MinValue, never as a NULL prefix: the sorter moves a row to make
-    // room for each NULL prefix, which would break the time order the radix sort keeps. Rows
-    // with a NULL key never join, so the merge drops them wherever they are.
-    val key = codec.integralKeyValue(i)
+  /** Input i's rows (in time order) sorted by their keys' values, stably: (value, time) order. */
+  private def byKey(rows: Iterator[InternalRow], codec: RowCodec, i: Int, order: KeyOrder): Iterator[InternalRow] = {
+    // A NULL key's value is Long.MinValue (KeyOrder); rows with a NULL key never join, so the
+    // merge drops them wherever they are.
+    val key = order.prefix(codec, i)
     val time = codec.time(i)
     val timeOf = time.reader
     val attributes = codec.inputAttributes(i)
     val schema = StructType(attributes.map(a => StructField(a.name, a.dataType, a.nullable, a.metadata)))
-    // Spilled runs merge by key, then time (NULL times first, as the time order puts them).
+    // Spilled runs merge by the key's value, then time (NULL times first, as the time order puts them).
     val ordering = new Ordering[InternalRow] {
       def compare(a: InternalRow, b: InternalRow): Int = {
         val c = java.lang.Long.compare(key(a), key(b))

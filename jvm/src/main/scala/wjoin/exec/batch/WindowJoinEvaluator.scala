@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 
 import wjoin.core.shedding.ShedPlan
 import wjoin.core.{EngineDrive, EngineListener, EngineRow, FeedGroups, JoinHow, TimeBands, WJoinEngine}
-import wjoin.exec.codec.{KeyOrder, RowCodec}
+import wjoin.exec.codec.RowCodec
 
 /**
  * Runs one partition of a batch W-join: the [[InputMerger]] merges the N time-sorted inputs
@@ -58,7 +58,7 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     val sorted = keyGroups.fold(KeyGroupSort.Sorted(inputs, grouped = false))(_(inputs, codec, memory))
     if (sorted.grouped) metrics.numKeyGroupedPartitions.foreach(_ += 1)
     val merger = new InputMerger(sorted.inputs.toArray, codec, onUnjoinableAnchor = decisions.map(d => d.unjoinable _).orNull,
-      windows = memory, keyOrder = if (sorted.grouped) KeyOrder.Longs else null)
+      windows = memory, keyOrder = if (sorted.grouped) keyGroups.get.order else null)
     // A key group's first rows are one key's: they show nothing of the partition's keys.
     val checked = if (sorted.grouped) None else check.map(_(partitionIndex, merger, codec, memory))
     checked.flatMap(_.outcome).foreach { o =>
@@ -79,7 +79,7 @@ class WindowJoinEvaluator(codec: RowCodec, metrics: WindowJoinMetrics, bands: Op
     }
     val publisher = metrics.publisher(engine.stats, merger, output, banded = bands.isDefined)
     val feed = checked.fold[Iterator[EngineRow]](merger)(_.feed)
-    val groups = if (sorted.grouped) new FeedGroups.ByKey else FeedGroups.Whole
+    val groups = if (sorted.grouped) new FeedGroups.ByKey(keyGroups.get.order) else FeedGroups.Whole
     val driver = new PartitionDriver(new EngineDrive(engine, feed, engine.feed, endSteps, groups), output, _ => {
       publisher.publish()
       metrics.joinTime.foreach(_ += System.nanoTime() - started)

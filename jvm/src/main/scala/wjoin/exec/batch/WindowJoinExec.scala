@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics}
 import org.apache.spark.sql.wjoin.WJoinConf
 
 import wjoin.core.{JoinHow, TimeBands}
-import wjoin.exec.codec.TimeColumn
+import wjoin.exec.codec.{KeyOrder, TimeColumn}
 import wjoin.plan.logical.WindowJoin
 import wjoin.plan.physical.InputSize
 import wjoin.plan.physical.WindowJoinPlanner
@@ -165,7 +165,7 @@ case class WindowJoinExec(
   private def unbandedEvaluator(metrics: WindowJoinMetrics): WindowJoinEvaluator =
     new WindowJoinEvaluator(rowCodec(), metrics, how = how, shed = planned.shed, names = Some(windowNames),
       check = accessCheck(outputPartitioning.numPartitions),
-      keyGroups = keyGroups.map(new KeyGroupSort(_, KeyGroupSort.PrefixRows, enginePlan.horizon.toSeq)))
+      keyGroups = keyGroups.map(new KeyGroupSort(_, KeyGroupSort.PrefixRows, enginePlan.horizon.toSeq, KeyOrder.of(keys))))
 
   /** Each partition's run-time check of the access paths, when the planner asked for one. */
   private def accessCheck(partitions: Int): Option[PartitionAccessCheck] =

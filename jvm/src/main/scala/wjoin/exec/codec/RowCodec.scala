@@ -131,6 +131,15 @@ final class RowCodec(
    */
   def integralKeyValue(i: Int): InternalRow => Long = RowCodec.rangeKey(keys(i).head, inputAttributes(i))
 
+  /**
+   * Key groups ([[KeyOrder]]) on any other key: the hashCode of input i's key as [[keyReader]]
+   * projects it (the same bytes, not copied), NULL as Long.MinValue (outside a hash's range).
+   */
+  def keyHash(i: Int): InternalRow => Long = {
+    val project = UnsafeProjection.create(keys(i).map(BindReferences.bindReference(_, inputAttributes(i))))
+    r => { val k = project(r); if (k.anyNull) Long.MinValue else k.hashCode.toLong }
+  }
+
   /** Input i's rows are stored with every column (no projection). */
   private def storesWholeRows(i: Int): Boolean = storedAttributes(i).map(_.exprId) == inputAttributes(i).map(_.exprId)
 

@@ -8,7 +8,6 @@ import org.apache.spark.sql.wjoin.WJoinConf
 import wjoin.core.cost.{AccessDecision, AccessPath, AccessPlanner, AccessRecheck, AccessRequest, PredicateGraph}
 import wjoin.core.shedding.ShedPlan
 import wjoin.core.{Algorithm, Durations, EnginePlan, RangeBinding, TimeBands}
-import wjoin.exec.codec.KeyOrder
 import wjoin.plan.logical.WindowJoin
 import wjoin.plan.logical.WindowSpec
 
@@ -278,7 +277,7 @@ object WindowJoinPlanner {
    * Whether partitions of a shuffled batch choice may be joined key by key
    * ([[wjoin.core.FeedGroups.ByKey]], each decides from its first rows,
    * [[wjoin.exec.batch.KeyGroupSort]]; setting [[WJoinConf.KeyGroupRows]]): every input hashed
-   * on one integral key column ([[KeyOrder]]: Spark's radix sort orders it whole); no ROWS
+   * on the key (of any type: Spark's radix sort orders its value, [[wjoin.exec.codec.KeyOrder]]); no ROWS
    * window (it counts rows of every key), no resource limits (their budgets are the
    * partition's) and no band predicate (a group's rows all share its key, so only a band decides
    * how many of them a probe reads, and whether its index pays is the run-time check's, which
@@ -286,7 +285,7 @@ object WindowJoinPlanner {
    */
   def keyGroupsApply(w: WindowJoin, choice: JoinChoice, conf: SQLConf): Boolean =
     WJoinConf.keyGroupRows(conf) >= 0 && choice.hashed && w.windows.partitionedBy(choice.keys) &&
-      choice.shed.isEmpty && choice.access.bindings.isEmpty && KeyOrder.exists(choice.keys)
+      choice.shed.isEmpty && choice.access.bindings.isEmpty
 
   /** How the rows of streaming W-join `w` are partitioned ([[StreamPartitioning]]). */
   def streaming(w: WindowJoin): StreamPartitioning = StreamPartitioning.of(w)

@@ -12,12 +12,13 @@ import wjoin.testkit.{NullableRows, SharedSparkSession}
 import wjoin.WJoin
 
 /**
- * Key groups (`spark.wjoin.keyGroupRows`): partitions of a shuffled batch W-join on one
- * integral key that are joined key by key give exactly the rows of the time order and of
- * Spark's join, for every hashed algorithm and `how`, NULL keys and times, few and many keys,
- * int, long, date and timestamp keys (also of different widths); the metric counts them and
- * EXPLAIN says so; a partition whose windows stay small keeps the time order; bands, ROWS
- * windows, NLW-join, string keys, small inputs and the setting -1 never plan key groups.
+ * Key groups (`spark.wjoin.keyGroupRows`): partitions of a shuffled batch W-join that are
+ * joined key by key give exactly the rows of the time order and of Spark's join, for every
+ * hashed algorithm and `how`, NULL keys and times, few and many keys, int, long, date and
+ * timestamp keys (also of different widths), string, decimal and several-column keys (grouped
+ * by their hash); the metric counts them and EXPLAIN says so; a partition whose windows stay
+ * small keeps the time order; bands, ROWS windows, NLW-join, small inputs and the setting -1
+ * never plan key groups.
  */
 class KeyGroupsSparkSuite extends AnyFunSuite with SharedSparkSession with AdaptiveSparkPlanHelper {
 
@@ -83,6 +84,29 @@ class KeyGroupsSparkSuite extends AnyFunSuite with SharedSparkSession with Adapt
     }
   }
 
+  test("string, decimal and several-column keys, grouped by their hash: the time order's rows and Spark's") {
+    val Seq(a, b, c) = Seq(19, 20, 21).map(s => nullable(s, 240, 25, 1000 * s))
+    val keyed = Seq(
+      "string" -> Seq("concat('key-', k) AS k"),
+      "decimal" -> Seq("CAST(k AS DECIMAL(20, 2)) / 4 AS k"),
+      "string and int" -> Seq("CAST(k % 4 AS STRING) AS k", "CAST(k / 4 AS INT) AS k2"))
+    for ((what, keys) <- keyed; how <- Seq("inner", "left_anti"); algorithm <- Seq("hw", "mw")) {
+      val Seq(x, y, z) = Seq(a, b, c).map(_.selectExpr(keys ++ Seq("t", "v", "id"): _*))
+      val on = if (keys.size == 1) Seq("k") else Seq("k", "k2")
+      val rows = sameAsTimeOrder(s"$what, $how, $algorithm") {
+        WJoin("A" -> x, "B" -> y, "C" -> z).on(on: _*).time("t").windows("WINDOW = 6").how(how).algorithm(algorithm).toDF
+      }
+      assert(rows.nonEmpty, s"$what $how: no rows prove little")
+    }
+    val Seq(x, y, z) = Seq(a, b, c).map(_.selectExpr("concat('key-', k) AS k", "t", "v", "id"))
+    x.createOrReplaceTempView("kgs_a"); y.createOrReplaceTempView("kgs_b"); z.createOrReplaceTempView("kgs_c")
+    val expected = spark.sql("SELECT A.k, A.t, A.v, A.id, B.t, B.v, B.id, C.t, C.v, C.id FROM kgs_a A, kgs_b B, kgs_c C " +
+      "WHERE A.k = B.k AND B.k = C.k AND abs(A.t - B.t) <= 6 AND abs(A.t - C.t) <= 6 AND abs(B.t - C.t) <= 6")
+      .collect().map(_.mkString(",")).sorted.toSeq
+    val got = sameAsTimeOrder("string, Spark's join")(WJoin("A" -> x, "B" -> y, "C" -> z).on("k").time("t").windows("WINDOW = 6").toDF)
+    assert(expected.size > 50 && got == expected, s"${got.size} rows, Spark's join ${expected.size}")
+  }
+
   test("the default: partitions whose windows would hold few rows keep the time order") {
     val Seq(a, b, c) = Seq(10, 11, 12).map(s => nullable(s, 400, 2000, 1000 * s))
     val (rows, node, grouped) = run(WJoinConf.KeyGroupRows.defaultValueString)(
@@ -94,24 +118,21 @@ class KeyGroupsSparkSuite extends AnyFunSuite with SharedSparkSession with Adapt
     assert(rows == all && allGrouped > 0)
   }
 
-  test("never planned: bands, ROWS windows, NLW-join, string keys, small inputs, the setting -1") {
+  test("never planned: bands, ROWS windows, NLW-join, small inputs, the setting -1") {
     val Seq(a, b, c) = Seq(13, 14, 15).map(s => nullable(s, 150, 5, 1000 * s))
     def node(conf: Seq[(String, String)])(df: => DataFrame): WindowJoinExec =
       withConf(conf :+ (WJoinConf.KeyGroupRowsKey -> "0"): _*) { val d = df; d.collect(); execOf(d.queryExecution.executedPlan) }
-    val strings = Seq(a, b, c).map(_.withColumn("k", col("k").cast("string")))
     val band = node(shuffled)(WJoin("A" -> a, "B" -> b, "C" -> c).on("k")
       .on(abs(col("A.v") - col("B.v")) <= 40).time("t").windows("WINDOW = 6").toDF)
     val counted = node(shuffled)(WJoin("A" -> a, "B" -> b, "C" -> c).on("k").time("t").windows("ROWS(B) = 5 AND WINDOW = 6").toDF)
     val nlw = node(shuffled)(WJoin("A" -> a, "B" -> b, "C" -> c).on("k").time("t").windows("WINDOW = 6").algorithm("nlw").toDF)
-    val string = node(shuffled)(WJoin("A" -> strings(0), "B" -> strings(1), "C" -> strings(2)).on("k").time("t")
-      .windows("WINDOW = 6").toDF)
     val small = node(Seq(WJoinConf.SmallInputBytesKey -> "10MB", WJoinConf.BroadcastBytesKey -> "-1"))(
       WJoin("A" -> a, "B" -> b, "C" -> c).on("k").time("t").windows("WINDOW = 6").toDF)
     val off = withConf(shuffled :+ (WJoinConf.KeyGroupRowsKey -> "-1"): _*) {
       val d = WJoin("A" -> a, "B" -> b, "C" -> c).on("k").time("t").windows("WINDOW = 6").toDF
       d.collect(); execOf(d.queryExecution.executedPlan)
     }
-    for ((what, n) <- Seq("band" -> band, "ROWS" -> counted, "nlw" -> nlw, "string" -> string, "small" -> small, "off" -> off)) {
+    for ((what, n) <- Seq("band" -> band, "ROWS" -> counted, "nlw" -> nlw, "small" -> small, "off" -> off)) {
       assert(n.keyGroups.isEmpty && !n.partitioningText.contains("key groups"), s"$what: ${n.partitioningText}")
       assert(!n.metrics.contains("numKeyGroupedPartitions"), what)
     }
