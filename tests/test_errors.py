@@ -113,7 +113,7 @@ def test_mixed_timestamp_and_timestamp_ntz(spark, ta):
 
 
 def test_default_time_needs_a_timestamp_column(spark, a, b):
-    fails(spark, ValueError, r"input A has 0 timestamp columns.*time=", lambda: wjoin.wjoin([a, b], window=5))
+    fails(spark, ValueError, r"WJOIN_NO_TIME_COLUMN.*input A has no timestamp column.*time=", lambda: wjoin.wjoin([a, b], window=5))
 
 
 def test_default_time_with_two_timestamp_columns(spark, ta, tb):

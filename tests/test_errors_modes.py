@@ -144,7 +144,7 @@ def test_streaming_inputs_with_watermarks_join(spark):
     ("SELECT * FROM wjoin_err_a A, wjoin_err_b B WINDOW = 5 USING TIME nope", "WJOIN_UNKNOWN_COLUMN"),
     ("SELECT * FROM wjoin_err_a A, wjoin_err_b B DWINDOW(A,B) = [3, 4] AND DWINDOW(B,A) = 1 USING TIME ts",
      "WJOIN_CONTRADICTORY_WINDOWS"),
-    ("SELECT * FROM wjoin_err_a A, wjoin_err_b B WINDOW = 5", "WJOIN_AMBIGUOUS_TIME_COLUMN"),
+    ("SELECT * FROM wjoin_err_a A, wjoin_err_b B WINDOW = 5", "WJOIN_NO_TIME_COLUMN"),
     ("SELECT * FROM wjoin_err_a A, wjoin_err_b B WINDOW(A,B) = 5 USING TIME ts USING ALGORITHM hw",
      "WJOIN_HW_NEEDS_KEY"),
 ])

@@ -165,3 +165,31 @@ def test_a_connect_server_without_the_plugin_names_server_settings():
     assert "wjoin.server_settings()" in message and wjoin.CONNECT_PLUGIN in message
     assert "JVM stacktrace" not in message and without_cause
     assert sql_condition == "WJOIN_SQL_NEEDS_EXTENSION" and "wjoin.server_settings()" in sql_message
+
+
+# Runs in a new Python process: a builder of a local Connect server (PySpark starts it in the
+# process, with the builder's settings), configured by wjoin.configure alone.
+LOCAL_CONNECT = textwrap.dedent('''
+    import json, warnings
+    from pyspark.sql import SparkSession
+    import wjoin
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spark = wjoin.configure(SparkSession.builder.remote("local[1]")
+                                .config("spark.ui.enabled", "false")).getOrCreate()
+        a = spark.createDataFrame([(1, 10), (1, 20), (2, 11)], "k int, ts bigint")
+        b = spark.createDataFrame([(1, 12), (2, 30)], "k int, ts bigint")
+        rows = sorted(tuple(r) for r in a.wjoin(b, on="k", time="ts", window=5).collect())
+    print("SEEN " + json.dumps([type(spark).__module__, rows, [str(w.message) for w in caught]]))
+''')
+
+
+def test_configure_sets_up_a_local_connect_server_started_by_the_builder():
+    module, rows, warned = seen_in_new_process("", LOCAL_CONNECT)
+    assert module.startswith("pyspark.sql.connect"), module
+    assert [tuple(r) for r in rows] == [(1, 10, 12)]
+    # PySpark warns of every static setting it set at the server's start (spark.ui.enabled here),
+    # when it sets them again on the client's session: not of ours, which configure expects.
+    ours = ("spark.jars ", "spark.sql.extensions", "spark.connect.extensions")
+    assert not [w for w in warned if "wjoin" in w.lower() or any(k in w for k in ours)], warned

@@ -8,6 +8,7 @@ arguments to the server's plugin instead (:mod:`wjoin._connect`), with the same 
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Mapping, Sequence
 
 from pyspark.errors import AnalysisException
@@ -92,16 +93,25 @@ def configure(builder: SparkSession.Builder, packages: bool = False) -> SparkSes
     """Adds the W-join jar (the bundled one for the installed pyspark), the extension and the
     Spark Connect plugin to a session builder (keeps what is set). With ``packages=True`` the
     jar comes by its Maven coordinates (``spark.jars.packages``; add ``spark.jars.repositories``
-    for a repository other than Maven Central). A remote builder (``.remote(...)``) is returned
-    as it is: the server has its own settings (:func:`server_settings`).
+    for a repository other than Maven Central). A remote builder (``.remote("sc://...")``) is
+    returned as it is: the server has its own settings (:func:`server_settings`); one that
+    starts a local Connect server (``.remote("local[2]")``) gets them, since PySpark starts that
+    server with the builder's settings.
 
     The settings take effect only when ``getOrCreate()`` starts the process's first session: with
     a session already running without the extension (a notebook, the pyspark shell), it warns
     and says what helps (:func:`wjoin.register` when the jar is loaded)."""
     options = getattr(builder, "_options", {})
-    if "spark.remote" in options:
+    remote = options.get("spark.remote")
+    if remote is not None and not str(remote).startswith("local"):
         return builder
-    warn_if_running()
+    if remote is None:
+        warn_if_running()
+    else:
+        # PySpark starts the local server with every setting, then sets them again on the
+        # client's session, where the static ones warn "Failed to set ...": ours were applied.
+        warnings.filterwarnings("ignore", category=UserWarning, message=r"Failed to set (spark\.jars|spark\.jars\.packages|"
+                                r"spark\.sql\.extensions|spark\.connect\.extensions\.relation\.classes) ")
     location = ("spark.jars.packages", maven_coordinates()) if packages else ("spark.jars", jar_path())
     for key, value in [location, ("spark.sql.extensions", EXTENSION),
                        ("spark.connect.extensions.relation.classes", CONNECT_PLUGIN)]:

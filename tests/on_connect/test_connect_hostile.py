@@ -98,7 +98,7 @@ def test_missing_malformed_and_out_of_range_fields_fail_with_their_condition(spa
     cases = [
         (message(on=["k"], time_column="ts", window="5"), "WJOIN_TOO_FEW_INPUTS"),
         (message(inputs=ab, on=["k"], time_column="ts"), "WJOIN_MISSING_WINDOW"),
-        (message(inputs=ab, on=["k"], window="5"), "WJOIN_AMBIGUOUS_TIME_COLUMN"),  # no timestamp column
+        (message(inputs=ab, on=["k"], window="5"), "WJOIN_NO_TIME_COLUMN"),  # no timestamp column
         (message(**dict(ok, inputs=[ab[0], b""])), "WJOIN_INVALID_CONNECT_MESSAGE"),
         (message(**dict(ok, inputs=[ab[0], parts["inputs"]["garbage"]])), "WJOIN_INVALID_CONNECT_MESSAGE"),
         (message(**dict(ok, inputs=[ab[0], parts["inputs"]["truncated"]])), "WJOIN_INVALID_CONNECT_MESSAGE"),

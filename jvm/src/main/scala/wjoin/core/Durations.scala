@@ -6,7 +6,8 @@ import wjoin.errors.WJoinErrors
 
 /**
  * Parses window lengths written as Spark-style interval strings ("2 seconds",
- * "INTERVAL 5 MINUTES", "INTERVAL '5' MINUTE", "1 hour 30 minutes") into the unit of the
+ * "INTERVAL 5 MINUTES", "INTERVAL '5' MINUTE", "1 hour 30 minutes", and the ANSI day-time
+ * literals "INTERVAL '1 02:03:04.5' DAY TO SECOND", "INTERVAL '02:30' HOUR TO MINUTE") into the unit of the
  * event-time column: microseconds for timestamp columns, the column's own unit for
  * integral columns (where a window is a plain number, as in the papers' sequence numbers).
  *
@@ -39,6 +40,10 @@ object Durations {
     def negative(): Nothing = WJoinErrors.raise("WJOIN_NEGATIVE_WINDOW", "what" -> what, "text" -> text)
     def tooLarge(): Nothing = WJoinErrors.raise("WJOIN_WINDOW_TOO_LARGE", "what" -> what, "text" -> text,
       "max" -> (if (integralTime) MaxLength.toString else s"${MaxLength / 86400000000L} days (${MaxLength} microseconds)"))
+    text match {
+      case AnsiDayTime(value, from, to) if !integralTime => return dayTime(value, from, to, fail, negative, tooLarge)
+      case _ =>
+    }
     val tokens = Option(text).getOrElse("").trim.replace("'", " ").replace("\"", " ").split("\\s+")
       .filter(_.nonEmpty).toList match {
         case first :: rest if first.equalsIgnoreCase("interval") => rest
@@ -73,6 +78,44 @@ object Durations {
     }
   }
 
+  /** `[INTERVAL] '<value>' <field> TO <field>`: Spark's ANSI day-time interval literal. */
+  private val AnsiDayTime = "(?is)\\s*(?:interval\\s+)?'([^']*)'\\s+(day|hour|minute|second)\\s+to\\s+(day|hour|minute|second)\\s*".r
+  private val DayTimeFields = Seq("day" -> 86400000000L, "hour" -> 3600000000L, "minute" -> 60000000L, "second" -> 1000000L)
+  /** The exclusive bound of a field that is not the first (hours of a day, ...), as Spark checks it. */
+  private val FieldBound = Map("hour" -> 24, "minute" -> 60, "second" -> 60)
+
+  /**
+   * The value of an ANSI day-time literal from field `from` to field `to` (`'1 02:03:04.5'`
+   * DAY TO SECOND): one number per field, the day apart by a space, the others by colons; only
+   * seconds may have a fraction, and every field but the first is within its bound.
+   */
+  private def dayTime(value: String, fromText: String, toText: String, fail: String => Nothing,
+      negative: () => Nothing, tooLarge: () => Nothing): Long = {
+    val names = DayTimeFields.map(_._1)
+    val (from, to) = (names.indexOf(fromText.toLowerCase(Locale.ROOT)), names.indexOf(toText.toLowerCase(Locale.ROOT)))
+    val fields = DayTimeFields.slice(from, to + 1)
+    if (from >= to) fail(s"${fromText.toUpperCase(Locale.ROOT)} TO ${toText.toUpperCase(Locale.ROOT)}: the first field must be larger than the last")
+    val trimmed = value.trim
+    if (trimmed.startsWith("-")) negative()
+    val parts = trimmed.stripPrefix("+").split("[\\s:]+").filter(_.nonEmpty)
+    val layout = fields.map(_._1) match {
+      case "day" +: rest => "day " + rest.mkString(":")
+      case all => all.mkString(":")
+    }
+    if (parts.length != fields.length)
+      fail(s"'$value' is not a ${fromText.toUpperCase(Locale.ROOT)} TO ${toText.toUpperCase(Locale.ROOT)} value: expected $layout")
+    val micros = parts.zip(fields).zipWithIndex.map { case ((part, (field, unit)), i) =>
+      val n = (try BigDecimal(part) catch { case _: NumberFormatException => fail(s"'$part' is not a number") })
+      if (n < 0) negative()
+      if (!n.isWhole && field != "second") fail(s"only seconds may have a fraction, got '$part' ${field}s")
+      if (i > 0 && n >= FieldBound(field)) fail(s"$field $part is out of range [0, ${FieldBound(field) - 1}]")
+      n * BigDecimal(unit)
+    }.sum
+    if (!micros.isWhole) fail("the length is not a whole number of microseconds")
+    if (micros > BigDecimal(MaxLength)) tooLarge()
+    micros.toLong
+  }
+
   /**
    * A signed length: an end of a travel-time interval `[lo, hi]`, which may be negative
    * (`-5 seconds`, `- 5`, `INTERVAL -5 SECONDS`, `-INTERVAL 5 SECONDS`: the other input may
@@ -82,9 +125,11 @@ object Durations {
     val written = Option(text).getOrElse("").trim
     val minusFirst = "(?s)-\\s*(.*)".r
     val minusAfterInterval = "(?is)(interval\\s+)-\\s*(.*)".r
+    val minusInQuotes = "(?is)((?:interval\\s+)?')\\s*-\\s*(.*)".r
     val (negative, unsigned) = written match {
       case minusFirst(rest) => (true, rest)
       case minusAfterInterval(interval, rest) => (true, interval + rest)
+      case minusInQuotes(start, rest) => (true, start + rest)
       case _ => (false, written)
     }
     val length = try parse(unsigned, integralTime, what) catch {

@@ -84,7 +84,8 @@ class SqlWindowJoinSuite extends AnyFunSuite with SharedSparkSession with Adapti
     val expected = bag(cameraJoin("WINDOW = 3 minutes"))
     assert(expected.size > 20)
     for (window <- Seq("WINDOW = INTERVAL 3 MINUTES", "window = interval '3' minute", "WINDOW=3 minutes",
-        "WINDOW = INTERVAL '3 minutes'", "WINDOW = INTERVAL 180 SECONDS"))
+        "WINDOW = INTERVAL '3 minutes'", "WINDOW = INTERVAL 180 SECONDS", "WINDOW = INTERVAL '0 00:03:00' DAY TO SECOND",
+        "WINDOW = INTERVAL '00:03' HOUR TO MINUTE"))
       assert(sqlBag(s"$camerasSelect $window $camerasWhere") == expected, window)
   }
 
@@ -105,6 +106,11 @@ class SqlWindowJoinSuite extends AnyFunSuite with SharedSparkSession with Adapti
       s"""$camerasSelect
          |DWINDOW(A,B) = [INTERVAL 30 SECONDS, INTERVAL 10 MINUTES]
          |AND DWINDOW(B,C) = [INTERVAL '1' MINUTE, INTERVAL '15' MINUTES]
+         |$camerasWhere""".stripMargin) == travel)
+    assert(sqlBag(
+      s"""$camerasSelect
+         |DWINDOW(A,B) = [INTERVAL '00:30' MINUTE TO SECOND, INTERVAL '0 00:10:00' DAY TO SECOND]
+         |AND DWINDOW(B,C) = [INTERVAL '01:00' MINUTE TO SECOND, INTERVAL '00:15' HOUR TO MINUTE]
          |$camerasWhere""".stripMargin) == travel)
   }
 

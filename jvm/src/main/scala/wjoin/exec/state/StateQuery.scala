@@ -35,9 +35,13 @@ import wjoin.plan.logical.WindowSpec
  * expiration interval (the engine's in-memory structures; the planner changes them between
  * micro-batches too), the window strategy (exact, GCA and LCA refine to the same matrix, and
  * state is kept at least as long as the exact matrix needs), the spelling of a window
- * ("1 minute" or "60 seconds": the matrix is compared), filters pushed below the join, the
- * shuffle partitions (the checkpoint's count is kept), the state store provider's own
- * settings, and the spark-wjoin version within one state format.
+ * ("1 minute" or "60 seconds": the matrix is compared), filters above an anchored W-join
+ * (they apply to combinations), the shuffle partitions (the checkpoint's count is kept), the
+ * state store provider's own settings, and the spark-wjoin version within one state format.
+ * On streams no conjunct of the condition is pushed into an input (`PushFiltersIntoWindowJoin`),
+ * so the condition recorded is the whole condition. The inputs' own plans (their filters and
+ * computed columns) are not recorded, as Spark's own stateful operators do not: a changed input
+ * filter applies to rows read after the restart, not to rows already in the state.
  *
  * @param settings the rendered value of each setting, in the order above
  */

@@ -21,6 +21,13 @@ import wjoin.core.{JoinHow, StreamRows}
  * condition over one input moves into that input unless it is the anchor (an anchor row that
  * fails it is still output by left and left_anti), except for left_semi, where it may (Python
  * UDFs included: [[PythonConjuncts]]).
+ *
+ * On streams nothing moves into an input (`intoInputs`): the conjuncts of the condition and of
+ * an inner W-join's filters above stay in the condition, which is recorded with the state, so a
+ * restart that changes them is refused ([[wjoin.exec.state.StateQuery]]); an anchored
+ * W-join's filters above stay above and apply to combinations, so changing them is exact.
+ * Pushed into an input, a conjunct would decide which rows enter the state, and rows buffered
+ * under the old one would still join after a restart under a new one.
  */
 object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper {
   def callsPython(e: Expression): Boolean = e.exists(_.isInstanceOf[PythonFuncExpression])
@@ -50,16 +57,19 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
    */
   private def isSingleInput(w: WindowJoin, c: Expression): Boolean = {
     val limits = w.windows.rowLimits
-    c.deterministic && c.references.nonEmpty && w.children.indices.exists(i =>
+    intoInputs(w) && c.deterministic && c.references.nonEmpty && w.children.indices.exists(i =>
       limits(i) == StreamRows.NoLimit && c.references.subsetOf(w.children(i).outputSet) && mayFilter(w, i))
   }
+
+  /** Whether conjuncts may move into the inputs at all: a batch W-join's (see the object's comment). */
+  private def intoInputs(w: WindowJoin): Boolean = !w.isStreaming
 
   /** A condition conjunct may filter input i first: any input of an inner or left_semi W-join, else not the anchor. */
   private def mayFilter(w: WindowJoin, i: Int): Boolean = i > 0 || w.how == JoinHow.Inner || w.how == JoinHow.LeftSemi
 
   /** Only the anchor's own rows: the anchor has no ROWS window. */
   private def anchorOnly(w: WindowJoin, c: Expression): Boolean = {
-    c.deterministic && c.references.nonEmpty && w.windows.rowLimits(0) == StreamRows.NoLimit &&
+    intoInputs(w) && c.deterministic && c.references.nonEmpty && w.windows.rowLimits(0) == StreamRows.NoLimit &&
       c.references.subsetOf(w.children.head.outputSet)
   }
 

@@ -226,8 +226,10 @@ object WindowJoinBuilder extends PredicateHelper {
   /** The default time column: the input's only timestamp or timestamp_ntz column. */
   private def onlyTimestampColumn(plan: LogicalPlan, input: String): Attribute = {
     val stamps = plan.output.filter(a => a.dataType == TimestampType || a.dataType == TimestampNTZType)
+    WJoinErrors.check(stamps.nonEmpty, "WJOIN_NO_TIME_COLUMN", Seq("input" -> input,
+      "columns" -> plan.output.map(a => s"${a.name} ${a.dataType.simpleString}").mkString(", ")))
     WJoinErrors.check(stamps.size == 1, "WJOIN_AMBIGUOUS_TIME_COLUMN", Seq("input" -> input, "count" -> stamps.size,
-      "columns" -> (if (stamps.isEmpty) "none" else stamps.map(_.name).mkString(", "))))
+      "columns" -> stamps.map(_.name).mkString(", ")))
     stamps.head
   }
 

@@ -81,6 +81,15 @@ class RestartChangeSuite extends AnyFunSuite with SharedSparkSession {
     refused(StateQuery.How, hw, wjoin(b => keyed(b).how("left").algorithm("hw")))
   }
 
+  test("refused: a conjunct over one input (on a stream it stays in the condition, never in the input)") {
+    // Pushed into B, it would decide which B rows enter the state, unrecorded: B rows buffered
+    // before the restart would still join after it.
+    refused(StateQuery.Condition, hw, wjoin(b => keyed(b).on(col("B.id") > 2).algorithm("hw")))
+    refused(StateQuery.Condition, wjoin(b => keyed(b).on(col("B.id") > 2).algorithm("hw")),
+      wjoin(b => keyed(b).on(col("B.id") > 3).algorithm("hw")))
+    exact(wjoin(b => keyed(b).on(col("B.id") > 2).algorithm("hw")), wjoin(b => keyed(b).on(col("B.id") > 2).algorithm("nlw")))
+  }
+
   test("refused: the inputs' order, their columns, the time columns and the limits") {
     refused(StateQuery.Inputs, hw, inputs => hw(Seq(inputs(1), inputs(0), inputs(2))))
     // (a column the query does not use is pruned before the join: adding one changes nothing)
