@@ -114,8 +114,13 @@ def test_output_names_prefixed_refuses_names_that_collide(spark, a, b):
 
 def test_writing_repeated_names_to_files_points_at_the_option(spark, a, b, tmp_path):
     joined = wjoin.wjoin([a, b], time="ts", window=5, on="k")  # k, ts, va, ts, vb
-    with job_counter(spark) as jobs, pytest.raises(AnalysisException) as e:
+    # Found only when the write is planned, by Spark, not at the W-join call: still the W-join's
+    # exception type (an AnalysisException and a ValueError), with its undecorated message.
+    with job_counter(spark) as jobs, pytest.raises(wjoin.WJoinAnalysisException) as e:
         joined.write.parquet(str(tmp_path / "out"))
+    assert isinstance(e.value, AnalysisException) and isinstance(e.value, ValueError)
+    assert str(e.value).startswith("[WJOIN_DUPLICATE_OUTPUT_COLUMNS] ") and "SQLSTATE" not in str(e.value)
+    assert e.value.getSqlState() == "42711"
     assert e.value.getCondition() == "WJOIN_DUPLICATE_OUTPUT_COLUMNS" and not (tmp_path / "out").exists()
     assert is_connect(spark) or jobs() == []  # Connect counts the write command the client sent
     assert e.value.getMessageParameters()["columns"] == "ts" and 'output_names="prefixed"' in str(e.value)

@@ -15,6 +15,7 @@ from pyspark.sql import DataFrame as _DataFrame
 from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, OUTPUT_NAMES, WINDOW_STRATEGIES,
                    artifact_name, configure, jar_path, maven_coordinates, server_settings, wjoin)
 from ._errors import WJoinAnalysisException
+from ._errors import install_conversion as _install_error_conversion
 from ._session import register
 from ._sql import install as _install_sql_guard
 from ._version import __version__, maven_group, scala_builds, spark_builds
@@ -40,3 +41,5 @@ except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an 
     pass
 # SQL's window clause on a session without the extension: an error that names the setting.
 _install_sql_guard()
+# A WJOIN_ error wherever PySpark raises it (a write, a stream's start): wjoin.WJoinAnalysisException.
+_install_error_conversion()

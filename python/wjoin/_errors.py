@@ -130,3 +130,48 @@ def error(condition: str, **parameters) -> WJoinAnalysisException:
     for key, value in values.items():
         message = message.replace(f"<{key}>", value)
     return WJoinAnalysisException(message, condition, values, declared["sqlState"])
+
+
+def _as_wjoin_error(error):
+    """``error`` as a :class:`WJoinAnalysisException` when it is a W-join misuse PySpark converted
+    as its own AnalysisException (a ``WJOIN_`` condition, or its text where the client drops it),
+    else ``error`` as it is."""
+    if not isinstance(error, AnalysisException) or isinstance(error, WJoinAnalysisException):
+        return error
+    condition = condition_of(error)
+    if condition and not condition.startswith("WJOIN_"):
+        return error
+    try:
+        return converted(error) or error
+    except Exception:  # a captured exception whose JVM side is gone: PySpark's as it is
+        return error
+
+
+def _wrap_conversion(module, name: str) -> None:
+    """Wraps ``module.name``, a PySpark function that turns a JVM or server error into a Python one."""
+    import functools
+    original = getattr(module, name, None)
+    if original is None or getattr(original, "_wjoin_conversion", False):
+        return
+
+    @functools.wraps(original)
+    def convert(*args, **kwargs):
+        return _as_wjoin_error(original(*args, **kwargs))
+
+    convert._wjoin_conversion = True
+    setattr(module, name, convert)
+
+
+def install_conversion() -> None:
+    """Every ``WJOIN_`` error PySpark raises becomes a :class:`WJoinAnalysisException` (so also a
+    ``ValueError``), wherever Spark finds it: at the W-join call, in ``spark.sql``, or only when
+    the result is written (``WJOIN_DUPLICATE_OUTPUT_COLUMNS`` of a file sink). Wraps PySpark's
+    conversion of JVM errors (classic) and of the server's errors (Connect, where its client is
+    installed); the names are looked up when called, so the wrapper is what PySpark uses."""
+    from pyspark.errors.exceptions import captured
+    _wrap_conversion(captured, "convert_exception")
+    try:
+        from pyspark.sql.connect.client import core
+    except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an extra
+        return
+    _wrap_conversion(core, "convert_exception")
