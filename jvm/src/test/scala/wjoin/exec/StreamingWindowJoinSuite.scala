@@ -52,6 +52,21 @@ class StreamingWindowJoinSuite extends AnyFunSuite with SharedSparkSession {
     } finally h.stop()
   }
 
+  test("a conjunct over one input keeps that input's failing rows out of the state (not the anchor of a left W-join)") {
+    for ((how, stateAfter) <- Seq("inner" -> 3, "left" -> 4)) {
+      val h = harness(2, 10, inputs => WJoin(inputs: _*).time("ts").windows("WINDOW = 5 seconds").on("k")
+        .on(col("A.id") > 1 && col("B.id") > 3).how(how).algorithm("hw").toDF)
+      try {
+        // A: ids 1 (fails), 2; B: ids 3 (fails), 4, 5. Only (2, 4) and (2, 5) join.
+        val out = h.step(Seq(Ev(1, 10, 1), Ev(1, 11, 2)), Seq(Ev(1, 12, 3), Ev(1, 12, 4), Ev(1, 13, 5)))
+        assert(out.map(_.head).distinct == Seq(2), s"$how: $out")
+        // inner: A 2, B 4 and 5; left: both anchors (one failing is output unmatched), B 4
+        // and 5. Without the filter: 5.
+        assert(h.stateRows == stateAfter, how)
+      } finally h.stop()
+    }
+  }
+
   private def differential(n: Int, window: String, algorithm: String, keyed: Boolean, provider: String,
       seed: Long): Unit = withConf("spark.sql.streaming.stateStore.providerClass" -> provider) {
     val build = wjoin(window, algorithm, keyed) _

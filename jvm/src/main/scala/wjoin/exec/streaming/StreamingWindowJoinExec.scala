@@ -172,8 +172,11 @@ case class StreamingWindowJoinExec(
     val evaluator = new StreamingWindowJoinEvaluator(codec, joinMetrics, micros(lateWatermarkMs),
       micros(evictionWatermarkMs), how, planFingerprint(codec), WJoinConf.keptEngineRows(conf), planned.shed,
       WJoinConf.keptEngineMemoryFraction(conf), Some(windowNames))
+    val filters = ArrivalFilters.of(residual, children.map(_.output), how, enginePlan.rowLimit.toSeq)
+    val outputs = children.map(_.output)
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
-      children.map(_.execute()), (_, inputs) => Iterator.single(inputs))
+      children.map(_.execute()),
+      (index, inputs) => Iterator.single(if (filters.isEmpty) inputs else filters(inputs, outputs, index)))
     val commitTime = longMetric("commitTimeMs")
     val updateTime = longMetric("allUpdatesTimeMs")
     val runId = getStateInfo.queryRunId

@@ -27,7 +27,9 @@ import wjoin.core.{JoinHow, StreamRows}
  * restart that changes them is refused ([[wjoin.exec.state.StateQuery]]); an anchored
  * W-join's filters above stay above and apply to combinations, so changing them is exact.
  * Pushed into an input, a conjunct would decide which rows enter the state, and rows buffered
- * under the old one would still join after a restart under a new one.
+ * under the old one would still join after a restart under a new one. The streaming node
+ * still drops an input's rows that fail its conjuncts as they arrive
+ * ([[wjoin.exec.streaming.ArrivalFilters]]).
  */
 object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper {
   def callsPython(e: Expression): Boolean = e.exists(_.isInstanceOf[PythonFuncExpression])
