@@ -14,6 +14,7 @@ message from the same catalogue, read from the bundled jar.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -132,7 +133,7 @@ def error(condition: str, **parameters) -> WJoinAnalysisException:
     return WJoinAnalysisException(message, condition, values, declared["sqlState"])
 
 
-def _as_wjoin_error(error):
+def as_wjoin_error(error):
     """``error`` as a :class:`WJoinAnalysisException` when it is a W-join misuse PySpark converted
     as its own AnalysisException (a ``WJOIN_`` condition, or its text where the client drops it),
     else ``error`` as it is."""
@@ -149,14 +150,13 @@ def _as_wjoin_error(error):
 
 def _wrap_conversion(module, name: str) -> None:
     """Wraps ``module.name``, a PySpark function that turns a JVM or server error into a Python one."""
-    import functools
     original = getattr(module, name, None)
     if original is None or getattr(original, "_wjoin_conversion", False):
         return
 
     @functools.wraps(original)
     def convert(*args, **kwargs):
-        return _as_wjoin_error(original(*args, **kwargs))
+        return as_wjoin_error(original(*args, **kwargs))
 
     convert._wjoin_conversion = True
     setattr(module, name, convert)

@@ -18,7 +18,7 @@ import re
 
 from pyspark.errors import AnalysisException
 
-from ._errors import condition_of, converted, error
+from ._errors import WJoinAnalysisException, as_wjoin_error, condition_of, error
 from ._session import EXTENSION, _extension_set
 
 # The clause's openings, as the extension's grammar reads them: `WINDOW(A,B) =`, `WINDOW =`,
@@ -39,9 +39,8 @@ def _is_parse_error(error: Exception) -> bool:
 
 def _wjoin_error(e: AnalysisException):
     """``e`` as a WJoinAnalysisException when it is a W-join misuse (a ``WJOIN_`` condition), else None."""
-    condition = condition_of(e)
-    # Spark's own conditions stay Spark's; without one (PySpark 3.5's Connect client), converted() reads the text.
-    return None if condition and not condition.startswith("WJOIN_") else converted(e)
+    wjoin_error = as_wjoin_error(e)
+    return wjoin_error if isinstance(wjoin_error, WJoinAnalysisException) else None
 
 
 def _session_has_extension(spark) -> bool:

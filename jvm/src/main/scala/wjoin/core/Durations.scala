@@ -40,8 +40,8 @@ object Durations {
     def negative(): Nothing = WJoinErrors.raise("WJOIN_NEGATIVE_WINDOW", "what" -> what, "text" -> text)
     def tooLarge(): Nothing = WJoinErrors.raise("WJOIN_WINDOW_TOO_LARGE", "what" -> what, "text" -> text,
       "max" -> (if (integralTime) MaxLength.toString else s"${MaxLength / 86400000000L} days (${MaxLength} microseconds)"))
-    text match {
-      case AnsiDayTime(value, from, to) if !integralTime => return dayTime(value, from, to, fail, negative, tooLarge)
+    Option(text).getOrElse("") match {
+      case AnsiDayTime(value, from, to) if !integralTime => return dayTime(value, from, to, fail, () => negative(), () => tooLarge())
       case _ =>
     }
     val tokens = Option(text).getOrElse("").trim.replace("'", " ").replace("\"", " ").split("\\s+")
@@ -80,7 +80,7 @@ object Durations {
 
   /** `[INTERVAL] '<value>' <field> TO <field>`: Spark's ANSI day-time interval literal. */
   private val AnsiDayTime = "(?is)\\s*(?:interval\\s+)?'([^']*)'\\s+(day|hour|minute|second)\\s+to\\s+(day|hour|minute|second)\\s*".r
-  private val DayTimeFields = Seq("day" -> 86400000000L, "hour" -> 3600000000L, "minute" -> 60000000L, "second" -> 1000000L)
+  private val DayTimeFields = Seq("day", "hour", "minute", "second").map(f => f -> MicrosPerUnit(f))
   /** The exclusive bound of a field that is not the first (hours of a day, ...), as Spark checks it. */
   private val FieldBound = Map("hour" -> 24, "minute" -> 60, "second" -> 60)
 

@@ -4,8 +4,9 @@ package streaming
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{And, Attribute, BindReferences, Expression, Predicate}
 
-import wjoin.core.{JoinHow, StreamRows}
+import wjoin.core.JoinHow
 import wjoin.plan.InstantArithmetic
+import wjoin.plan.logical.PushFiltersIntoWindowJoin
 
 /**
  * The conjuncts of a streaming W-join's condition that read one input only, tested on that
@@ -19,9 +20,8 @@ import wjoin.plan.InstantArithmetic
  * A batch W-join gets the same effect from the optimizer, which moves such conjuncts into the
  * input (`PushFiltersIntoWindowJoin`). On streams the conjuncts stay in the condition, which is
  * recorded with the state, so a restart that changes them is refused; this keeps their
- * pruning. The rule of which input may drop rows is the push-down's: any input of an inner or
- * left_semi W-join, not the anchor of left and left_anti (its unmatched rows are output), and
- * no input with a ROWS window (it counts every row of its input). The conjuncts stay in the
+ * pruning. Which input may drop rows is the push-down's rule
+ * (`PushFiltersIntoWindowJoin.mayDropRows`). The conjuncts stay in the
  * engine's residual too: testing them again on a combination changes nothing.
  *
  * @param conjuncts per input, the conjuncts that input's rows are tested on (empty: none)
@@ -52,12 +52,11 @@ object ArrivalFilters {
    * The conjuncts of `residual` each input may be filtered by: deterministic, over that input's
    * columns (`outputs(i)`) only.
    *
-   * @param rowLimits per input, its ROWS window or [[StreamRows.NoLimit]]
+   * @param rowLimits per input, its ROWS window or [[wjoin.core.StreamRows.NoLimit]]
    */
   def of(residual: Seq[Expression], outputs: Seq[Seq[Attribute]], how: JoinHow, rowLimits: Seq[Long]): ArrivalFilters =
     ArrivalFilters(outputs.indices.map { i =>
-      val mayDrop = (i > 0 || how == JoinHow.Inner || how == JoinHow.LeftSemi) && rowLimits(i) == StreamRows.NoLimit
-      if (!mayDrop) Nil
+      if (!PushFiltersIntoWindowJoin.mayDropRows(how, i, rowLimits(i))) Nil
       else residual.filter(c => c.deterministic && c.references.nonEmpty &&
         c.references.forall(a => outputs(i).exists(_.exprId == a.exprId)))
     })

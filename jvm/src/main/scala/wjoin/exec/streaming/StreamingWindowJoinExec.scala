@@ -172,8 +172,8 @@ case class StreamingWindowJoinExec(
     val evaluator = new StreamingWindowJoinEvaluator(codec, joinMetrics, micros(lateWatermarkMs),
       micros(evictionWatermarkMs), how, planFingerprint(codec), WJoinConf.keptEngineRows(conf), planned.shed,
       WJoinConf.keptEngineMemoryFraction(conf), Some(windowNames))
-    val filters = ArrivalFilters.of(residual, children.map(_.output), how, enginePlan.rowLimit.toSeq)
     val outputs = children.map(_.output)
+    val filters = ArrivalFilters.of(residual, outputs, how, enginePlan.rowLimit.toSeq)
     val zipped = new ZippedPartitionsNRDD[InternalRow, Seq[Iterator[InternalRow]]](
       children.map(_.execute()),
       (index, inputs) => Iterator.single(if (filters.isEmpty) inputs else filters(inputs, outputs, index)))

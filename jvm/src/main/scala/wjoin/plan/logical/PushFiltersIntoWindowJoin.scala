@@ -60,14 +60,23 @@ object PushFiltersIntoWindowJoin extends Rule[LogicalPlan] with PredicateHelper 
   private def isSingleInput(w: WindowJoin, c: Expression): Boolean = {
     val limits = w.windows.rowLimits
     intoInputs(w) && c.deterministic && c.references.nonEmpty && w.children.indices.exists(i =>
-      limits(i) == StreamRows.NoLimit && c.references.subsetOf(w.children(i).outputSet) && mayFilter(w, i))
+      mayDropRows(w.how, i, limits(i)) && c.references.subsetOf(w.children(i).outputSet))
   }
 
   /** Whether conjuncts may move into the inputs at all: a batch W-join's (see the object's comment). */
   private def intoInputs(w: WindowJoin): Boolean = !w.isStreaming
 
   /** A condition conjunct may filter input i first: any input of an inner or left_semi W-join, else not the anchor. */
-  private def mayFilter(w: WindowJoin, i: Int): Boolean = i > 0 || w.how == JoinHow.Inner || w.how == JoinHow.LeftSemi
+  private def mayFilter(w: WindowJoin, i: Int): Boolean = mayDropRows(w.how, i, StreamRows.NoLimit)
+
+  /**
+   * Whether a conjunct over input i's own columns may drop that input's rows before the W-join
+   * (here by moving below it; on streams as they arrive, [[wjoin.exec.streaming.ArrivalFilters]]):
+   * any input of an inner or left_semi W-join but not the anchor of left and left_anti, and no
+   * input with a ROWS window (`rowLimit`), which counts every row of its input.
+   */
+  def mayDropRows(how: JoinHow, i: Int, rowLimit: Long): Boolean =
+    rowLimit == StreamRows.NoLimit && (i > 0 || how == JoinHow.Inner || how == JoinHow.LeftSemi)
 
   /** Only the anchor's own rows: the anchor has no ROWS window. */
   private def anchorOnly(w: WindowJoin, c: Expression): Boolean = {
