@@ -17,6 +17,9 @@ import subprocess
 import sys
 import textwrap
 
+import pyspark
+import pytest
+
 CHILD = textwrap.dedent('''
     import os
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -46,7 +49,8 @@ CHILD = textwrap.dedent('''
     try:
         print("COUNT", a.wjoin(b, c, on=band, time="ts", window="1000 seconds").count())
     except Exception as e:
-        print("ERROR", type(e).__name__, " ".join(str(e).split("\\n")[:3]))
+        print("ERROR", type(e).__name__, e.getCondition(), e.getSqlState(), e.getMessageParameters()["input"],
+              " ".join(str(e).split("\\n")[:3]))
     # A broadcast input whose index does not fit (the plan forced past Spark's estimate): keyed,
     # the largest input streamed, B's million rows broadcast. By default the plan checks the
     # collected rows and runs shuffled (its windows hold 2000 seconds of rows, not all of B).
@@ -84,7 +88,7 @@ CHILD = textwrap.dedent('''
     try:
         print("COUNT", joined.count())
     except Exception as e:
-        print("ERROR", type(e).__name__, " ".join(str(e).split("\\n")[:3]))
+        print("ERROR", type(e).__name__, e.getCondition(), e.getSqlState(), " ".join(str(e).split("\\n")[:3]))
     # The executor survives: the session still runs jobs on the same one.
     print("AFTER", spark.range(1000).count())
     print("SAME EXECUTORS", executors() == before, len(before))
@@ -101,15 +105,65 @@ def test_windows_too_large_for_memory_fail_with_the_condition_not_an_out_of_memo
     assert done.returncode == 0, out[-3000:] + done.stderr[-5000:]
     errors = [line for line in out.splitlines() if line.startswith("ERROR ")]
     assert len(errors) == 2, out[-3000:] + done.stderr[-5000:]
-    assert "[WJOIN_WINDOW_MEMORY_EXCEEDED]" in errors[0], out[-3000:] + done.stderr[-5000:]
-    assert "SQLSTATE: 53200" in errors[0] and "the window of input " in errors[0] and "spark.executor.memory" in errors[0]
+    # wjoin.WJoinRuntimeException, with the JVM error's condition, SQLSTATE and parameters: on a
+    # cluster the JVM's is Spark's job failure, caused by the task's W-join error.
+    assert errors[0].startswith("ERROR WJoinRuntimeException WJOIN_WINDOW_MEMORY_EXCEEDED 53200 "), errors[0]
+    assert "[WJOIN_WINDOW_MEMORY_EXCEEDED] " in errors[0], out[-3000:] + done.stderr[-5000:]
+    assert "the window of input " in errors[0] and "spark.executor.memory" in errors[0]
     # The broadcast plan, checked once its inputs were collected: shuffled instead, the same rows
     # (A's 10 rows k = i at 10000 i: 9 pairs of B and C for i = 0, 14 for each other i).
     assert out.splitlines().count("PLAN True") == 2, out
     assert "FALLBACK 135 1" in out.splitlines(), out
     # Without the check, a broadcast input says so, and how to take the shuffled plan.
+    assert errors[1].startswith("ERROR WJoinRuntimeException WJOIN_BROADCAST_MEMORY_EXCEEDED 53200 "), errors[1]
     assert "[WJOIN_BROADCAST_MEMORY_EXCEEDED] the broadcast input B " in errors[1], errors[1]
-    assert "spark.wjoin.broadcastBytes=-1" in errors[1] and "SQLSTATE: 53200" in errors[1], errors[1]
+    assert "spark.wjoin.broadcastBytes=-1" in errors[1], errors[1]
     assert "OutOfMemoryError" not in out + done.stderr
     assert "AFTER 1000" in out.splitlines(), out
     assert "SAME EXECUTORS True 2" in out.splitlines(), out  # the driver's block manager and the executor's
+
+
+LOCAL_CHILD = textwrap.dedent('''
+    import os, sys
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession, functions as F
+    import wjoin
+    builder = (SparkSession.builder.config("spark.driver.memory", "512m").config("spark.memory.fraction", "0.15")
+               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false"))
+    builder = builder.remote("local[2]") if sys.argv[1] == "connect" else builder.master("local[2]")
+    spark = wjoin.configure(builder).getOrCreate()
+
+    def inp(name, seed):
+        return spark.range(100000).select((F.lit(1700000000) + F.col("id") / 100.0).cast("timestamp").alias("ts"),
+                                          (F.rand(seed) * 1e7).alias("x")).alias(name)
+    band = (F.abs(F.col("A.x") - F.col("B.x")) < 0.5) & (F.abs(F.col("B.x") - F.col("C.x")) < 0.5)
+    try:
+        inp("A", 1).wjoin(inp("B", 2), inp("C", 3), on=band, time="ts", window="1000 seconds").count()
+    except wjoin.WJoinRuntimeException as e:
+        assert isinstance(e, RuntimeError) and str(e).startswith("[WJOIN_WINDOW_MEMORY_EXCEEDED] the windows of "), str(e)
+        assert "SQLSTATE" not in str(e) and "JVM stacktrace" not in str(e), str(e)
+        print("CAUGHT", e.getCondition(), e.getSqlState(), sorted(e.getMessageParameters()),
+              e.getMessageParameters()["input"] in "ABC")
+    print("AFTER", spark.range(1000).count())
+''')
+
+
+@pytest.mark.parametrize("client", [pytest.param("classic", marks=pytest.mark.core), "connect"])
+def test_a_failed_jobs_memory_error_is_a_wjoin_runtime_exception_on_every_client(tmp_path, client):
+    """In a local session (the driver's JVM runs the tasks: the JVM's error is the W-join's own, not
+    Spark's job failure) and on Connect (the server's condition and parameters): the same
+    wjoin.WJoinRuntimeException, a RuntimeError, with the condition, SQLSTATE and parameters."""
+    if client == "connect":
+        pytest.importorskip("grpc")
+        if int(pyspark.__version__.split(".")[0]) < 4:
+            pytest.skip("PySpark 3.5 has no Connect server of its own for a local remote (a package to download)")
+    child = tmp_path / "child.py"
+    child.write_text(LOCAL_CHILD)
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, str(child), client], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+    lines = done.stdout.splitlines()
+    assert "CAUGHT WJOIN_WINDOW_MEMORY_EXCEEDED 53200 ['asked', 'held', 'input', 'rows', 'window'] True" in lines, \
+        done.stdout[-3000:] + done.stderr[-5000:]
+    assert "AFTER 1000" in lines, done.stdout

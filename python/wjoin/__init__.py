@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame as _DataFrame
 
 from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, OUTPUT_NAMES, WINDOW_STRATEGIES,
                    artifact_name, configure, jar_path, maven_coordinates, server_settings, wjoin)
-from ._errors import WJoinAnalysisException
+from ._errors import WJoinAnalysisException, WJoinRuntimeException
 from ._errors import install_conversion as _install_error_conversion
 from ._session import register
 from ._sql import install as _install_sql_guard
@@ -22,7 +22,7 @@ from ._version import __version__, maven_group, scala_builds, spark_builds
 from ._windows import Directed, StreamRange, StreamRows, directed, range_window, rows_window
 
 __all__ = ["ACCESS_PATHS", "ALGORITHMS", "CONNECT_PLUGIN", "EXTENSION", "HOWS", "OUTPUT_NAMES", "WINDOW_STRATEGIES",
-           "Directed", "StreamRange", "StreamRows", "WJoinAnalysisException", "__version__", "artifact_name", "configure", "directed",
+           "Directed", "StreamRange", "StreamRows", "WJoinAnalysisException", "WJoinRuntimeException", "__version__", "artifact_name", "configure", "directed",
            "jar_path", "maven_coordinates", "maven_group", "range_window", "register", "rows_window", "server_settings",
            "scala_builds", "spark_builds", "wjoin"]
 
@@ -41,5 +41,6 @@ except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an 
     pass
 # SQL's window clause on a session without the extension: an error that names the setting.
 _install_sql_guard()
-# A WJOIN_ error wherever PySpark raises it (a write, a stream's start): wjoin.WJoinAnalysisException.
+# A WJOIN_ error wherever PySpark raises it (a write, a stream's start): wjoin.WJoinAnalysisException;
+# a failed job's (windows that do not fit in memory): wjoin.WJoinRuntimeException.
 _install_error_conversion()

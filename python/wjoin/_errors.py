@@ -22,7 +22,8 @@ import zipfile
 from functools import lru_cache
 from typing import Dict, Optional
 
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, SparkRuntimeException
+from pyspark.errors import StreamingQueryException as _StreamingQueryException
 from pyspark.errors.exceptions.base import PySparkException
 
 # PySpark 4 takes an exception's condition and parameters with its message (camelCase); PySpark 3.5
@@ -48,12 +49,9 @@ def _undecorated(match: re.Match) -> str:
     return match.group(2) + (match.group(4) or "")
 
 
-class WJoinAnalysisException(AnalysisException, ValueError):
-    """A misuse of the W-join, raised before any Spark job runs.
-
-    ``getCondition()`` is its ``WJOIN_`` condition (or Spark's own), ``getSqlState()`` its SQLSTATE and
-    ``getMessageParameters()`` the values in its message; ``str()`` is ``[CONDITION] message``.
-    """
+class _ConditionError:
+    """What both W-join exceptions carry: a condition, its message parameters and an SQLSTATE,
+    held in Python (a captured JVM error's own would ask the JVM, which may be gone)."""
 
     def __init__(self, message: str, condition: str, parameters: Optional[Dict[str, str]], sql_state: Optional[str]):
         if _PYSPARK_4:
@@ -69,6 +67,22 @@ class WJoinAnalysisException(AnalysisException, ValueError):
 
     def getSqlState(self) -> Optional[str]:
         return self._sql_state
+
+
+class WJoinAnalysisException(_ConditionError, AnalysisException, ValueError):
+    """A misuse of the W-join, raised before any Spark job runs.
+
+    ``getCondition()`` is its ``WJOIN_`` condition (or Spark's own), ``getSqlState()`` its SQLSTATE and
+    ``getMessageParameters()`` the values in its message; ``str()`` is ``[CONDITION] message``.
+    """
+
+
+class WJoinRuntimeException(_ConditionError, SparkRuntimeException, RuntimeError):
+    """A running W-join that cannot go on (``WJOIN_WINDOW_MEMORY_EXCEEDED``: its windows do not fit
+    in a task's memory; ``WJOIN_BROADCAST_MEMORY_EXCEEDED``): the JVM's
+    ``wjoin.errors.WJoinRuntimeException`` that failed the task, with the same ``getCondition()``,
+    ``getSqlState()`` and ``getMessageParameters()``, on classic sessions and on Connect.
+    """
 
 
 def converted(error: Exception) -> Optional[WJoinAnalysisException]:
@@ -156,10 +170,44 @@ def _wrap_conversion(module, name: str) -> None:
 
     @functools.wraps(original)
     def convert(*args, **kwargs):
-        return as_wjoin_error(original(*args, **kwargs))
+        result = as_wjoin_error(original(*args, **kwargs))
+        if isinstance(result, _ConditionError) or isinstance(result, (AnalysisException, _StreamingQueryException)):
+            return result
+        try:
+            return _runtime_error(args[0] if args else None, result) or result
+        except Exception:  # a captured exception whose JVM side is gone: PySpark's as it is
+            return result
 
     convert._wjoin_conversion = True
     setattr(module, name, convert)
+
+
+_RUNTIME_CLASS = "wjoin.errors.WJoinRuntimeException"
+
+
+def _runtime_error(raised, result) -> Optional[WJoinRuntimeException]:
+    """The :class:`WJoinRuntimeException` behind a failed job, or None. ``result`` is what PySpark
+    made of it: on Connect it carries the server's condition and the text
+    ``(wjoin.errors.WJoinRuntimeException) [WJOIN_...] ...`` (PySpark 3.5's client the text only);
+    on a classic session it is an ``UnknownException`` and ``raised`` is the JVM's exception, the
+    W-join's own or, on a cluster, Spark's job failure caused by it."""
+    text = str(getattr(result, "_message", None) or "").split("\n\nJVM stacktrace:")[0].strip()
+    if text.startswith(f"({_RUNTIME_CLASS}) "):
+        inner = text[len(_RUNTIME_CLASS) + 3:]
+        parsed, match = from_text(inner), _DECORATED.match(inner)
+        if parsed is not None:
+            parameters = dict(result.getMessageParameters() or {}) if condition_of(result) else parsed.getMessageParameters()
+            return WJoinRuntimeException(_undecorated(match), parsed.getCondition(), parameters, parsed.getSqlState())
+    throwable = raised if hasattr(raised, "getCause") else None
+    for _ in range(16):  # the chain of causes, as far as Spark's own wrapping goes
+        if throwable is None:
+            return None
+        if throwable.getClass().getName() == _RUNTIME_CLASS:  # its message is `[CONDITION] text SQLSTATE: xxxxx`
+            match = _DECORATED.match(throwable.getMessage().strip())  # (Spark 3.5 has no getCondition())
+            return match and WJoinRuntimeException(_undecorated(match), match.group(1),
+                                                   dict(throwable.getMessageParameters()), throwable.getSqlState())
+        throwable = throwable.getCause()
+    return None
 
 
 def install_conversion() -> None:
