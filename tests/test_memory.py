@@ -145,6 +145,15 @@ LOCAL_CHILD = textwrap.dedent('''
         assert "SQLSTATE" not in str(e) and "JVM stacktrace" not in str(e), str(e)
         print("CAUGHT", e.getCondition(), e.getSqlState(), sorted(e.getMessageParameters()),
               e.getMessageParameters()["input"] in "ABC")
+        print("SPREAD", e.getMessageParameters()["spread"])
+    # Keyed (no two inputs share a key value, so nothing joins; a 200-byte payload fills the
+    # windows): the message advises more partitions, not a key.
+    try:
+        keyed = [inp(n, s).withColumn("k", F.floor(F.col("x")) % 1000 + 1000 * s).withColumn("p", F.lit("p" * 200))
+                 for n, s in (("A", 1), ("B", 2), ("C", 3))]
+        print("COUNT", keyed[0].wjoin(*keyed[1:], on="k", time="ts", window="1000 seconds").count())
+    except wjoin.WJoinRuntimeException as e:
+        print("SPREAD", e.getMessageParameters()["spread"])
     print("AFTER", spark.range(1000).count())
 ''')
 
@@ -161,9 +170,15 @@ def test_a_failed_jobs_memory_error_is_a_wjoin_runtime_exception_on_every_client
     child = tmp_path / "child.py"
     child.write_text(LOCAL_CHILD)
     env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYTHONPATH=os.pathsep.join(sys.path))
+    if client == "connect":
+        env["SPARK_TESTING"] = "1"  # PySpark then starts the local server on a free port, not on 15002
     done = subprocess.run([sys.executable, str(child), client], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
     lines = done.stdout.splitlines()
-    assert "CAUGHT WJOIN_WINDOW_MEMORY_EXCEEDED 53200 ['asked', 'held', 'input', 'rows', 'window'] True" in lines, \
+    assert "CAUGHT WJOIN_WINDOW_MEMORY_EXCEEDED 53200 ['asked', 'held', 'input', 'rows', 'spread', 'window'] True" in lines, \
         done.stdout[-3000:] + done.stderr[-5000:]
+    spread = [line for line in lines if line.startswith("SPREAD ")]
+    assert len(spread) == 2, done.stdout[-3000:] + done.stderr[-5000:]
+    assert spread[0].startswith("SPREAD an equality key shared by all inputs, spark.sql.shuffle.partitions"), spread
+    assert spread[1].startswith("SPREAD more spark.sql.shuffle.partitions; a key's rows all go to one partition"), spread
     assert "AFTER 1000" in lines, done.stdout

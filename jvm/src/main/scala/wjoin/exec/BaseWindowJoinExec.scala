@@ -52,7 +52,8 @@ trait BaseWindowJoinExec extends SparkPlan {
 
   /** Each input's name and window, for an error about the windows' memory. */
   def windowNames: WindowNames = WindowNames(inputNames, enginePlan.horizon.toSeq.map(h =>
-    s"${windows.terms.map(_.text).mkString(" AND ")}; its rows are kept ${windows.render(h)} for later rows"))
+    s"${windows.terms.map(_.text).mkString(" AND ")}; its rows are kept ${windows.render(h)} for later rows"),
+    if (hashPartitioned) WindowNames.SpreadKeyed else WindowNames.SpreadUnkeyed)
 
   /** The node's metrics, typed. */
   def joinMetrics: WindowJoinMetrics = new WindowJoinMetrics(metrics, inputNames.size, streaming)

@@ -13,9 +13,16 @@ import wjoin.errors.WJoinErrors
  * @param inputs  input names, in input order
  * @param windows per input, its window as the user wrote it and how long its rows wait
  */
-final case class WindowNames(inputs: Seq[String], windows: Seq[String])
+final case class WindowNames(inputs: Seq[String], windows: Seq[String], spread: String = WindowNames.SpreadUnkeyed)
 
 object WindowNames {
+  /** How a W-join without a shared key spreads its rows over more partitions. */
+  val SpreadUnkeyed = "an equality key shared by all inputs, spark.sql.shuffle.partitions, or spark.wjoin.timeBands " +
+    "with a smaller spark.wjoin.timeBandRows"
+  /** How a W-join whose inputs are hash-partitioned on their shared key does. */
+  val SpreadKeyed = "more spark.sql.shuffle.partitions; a key's rows all go to one partition, so a key of few values " +
+    "spreads no further"
+
   /** Inputs known only by their place (an evaluator built without its node's names). */
   def numbered(n: Int): WindowNames = WindowNames((1 to n).map(i => s"#$i"), Seq.fill(n)("its window"))
 }
@@ -96,5 +103,6 @@ object TaskWindowMemory {
 
   private def refusal(names: WindowNames): WindowMemory.Refusal = (input, rows, held, asked) =>
     WJoinErrors.fail("WJOIN_WINDOW_MEMORY_EXCEEDED", "input" -> names.inputs(input), "window" -> names.windows(input),
-      "rows" -> rows, "held" -> WJoinConf.bytesText(held), "asked" -> WJoinConf.bytesText(asked))
+      "rows" -> rows, "held" -> WJoinConf.bytesText(held), "asked" -> WJoinConf.bytesText(asked),
+      "spread" -> names.spread)
 }
