@@ -10,7 +10,10 @@ details); :func:`converted` makes it a :class:`WJoinAnalysisException`, which is
 What Spark's own analyzer finds while the W-join is built (say, a type mismatch in a ``Column``
 condition) becomes the same type with Spark's condition.
 The few misuses found before the JVM is reached (no inputs, inputs of two sessions) take their
-message from the same catalogue, read from the bundled jar.
+message from the same catalogue, read from the bundled jar. A job that the JVM's
+``wjoin.errors.WJoinRuntimeException`` failed (windows that do not fit in a task's memory) raises
+:class:`WJoinRuntimeException`, with the same condition, parameters and SQLSTATE, where a classic
+session would raise py4j's ``Py4JJavaError`` and a Connect session an ``UnknownException``.
 """
 from __future__ import annotations
 
