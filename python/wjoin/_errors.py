@@ -216,7 +216,8 @@ def _runtime_error(raised, result) -> Optional[WJoinRuntimeException]:
 def install_conversion() -> None:
     """Every ``WJOIN_`` error PySpark raises becomes a :class:`WJoinAnalysisException` (so also a
     ``ValueError``), wherever Spark finds it: at the W-join call, in ``spark.sql``, or only when
-    the result is written (``WJOIN_DUPLICATE_OUTPUT_COLUMNS`` of a file sink). Wraps PySpark's
+    the result is written (``WJOIN_DUPLICATE_OUTPUT_COLUMNS`` of a file sink); a job the W-join's
+    runtime error failed raises :class:`WJoinRuntimeException` (so also a ``RuntimeError``). Wraps PySpark's
     conversion of JVM errors (classic) and of the server's errors (Connect, where its client is
     installed); the names are looked up when called, so the wrapper is what PySpark uses."""
     from pyspark.errors.exceptions import captured
