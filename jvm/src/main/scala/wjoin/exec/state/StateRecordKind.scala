@@ -11,7 +11,7 @@ import wjoin.errors.WJoinErrors
  *   kind            key (input, chunk)       value (maxTime, rows)
  *   RowChunk        (i >= 0, batch id)       (newest time of the chunk, rows of input i packed)
  *   SweepFrontier   (-1, 0)                  (frontier time, frontier input as 4 bytes, big-endian)
- *   DecidedUpTo     (-1, 1)                  (W up to which anchors are decided, no bytes)
+ *   DecidedUpTo     (-1, 1)                  (eager: the last batch's W; rows out of reach up to it, no bytes)
  *   AnchorMatches   (-2, batch id)           (0, java.util.BitSet bytes of the chunk's matched rows)
  *   ShedBudgets     (-3, 0)                  (0, ShedBudgets.save() bytes)
  *

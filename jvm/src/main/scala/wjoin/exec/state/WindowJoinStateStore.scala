@@ -21,7 +21,7 @@ import wjoin.exec.codec.RowCodec
  * {{{
  *   RowChunk       (input i, batch id) -> (maxTime, rows of i)    rows = (time, size, UnsafeRow bytes)*
  *   SweepFrontier  (-1, 0)             -> (time, input)           ordered mode: the sweep's progress
- *   DecidedUpTo    (-1, 1)             -> (W, -)                  anchored, eager mode
+ *   DecidedUpTo    (-1, 1)             -> (W, -)                  eager mode: the last batch's W
  *   AnchorMatches  (-2, batch id)      -> (0, bits)               anchored: matched rows of a chunk of input 0
  *   ShedBudgets    (-3, 0)             -> (0, rates and counts)   under resource limits
  * }}}
@@ -29,8 +29,9 @@ import wjoin.exec.codec.RowCodec
  * RocksDB provider and needs no column families. A chunk is removed once none of its rows
  * can join again: eager mode (backward evaluation, Hammad et al. Sec. 3), when
  * maxTime + horizon(input) <= W (inclusive: its rows are then out of reach of every future
- * row, which has time > W, so the ones already expired inside a kept chunk are harmless when
- * reloaded); ordered mode (forward evaluation, MW-join), when every row is swept. Forward
+ * row, which has time > W); the rows of a kept chunk that already left the windows are those
+ * with ts + horizon(input) <= the last batch's W (DecidedUpTo), and a reload skips them, so
+ * they are neither joined nor evicted (and counted) twice; ordered mode (forward evaluation, MW-join), when every row is swept. Forward
  * evaluation sweeps in (time, input) order, so the swept rows are exactly those up to the
  * frontier, and a reload skips them.
  *
@@ -86,8 +87,14 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
   private var frontierInput = Int.MaxValue
   /** Per input, the rows the state holds now. */
   val live = new Array[Long](n)
-  /** Anchored, eager: rows of input 0 with ts + horizon(0) <= this were decided earlier. */
-  private var decidedUpTo = Long.MinValue
+  /**
+   * Eager mode: the W of the last batch saved. Rows of input i with ts + horizon(i) <= it left
+   * the windows in that batch or before (anchored: input 0's were decided then), so a reload
+   * skips them: they can join no future row, and were counted as evicted once already.
+   */
+  private var evictedUpTo = Long.MinValue
+  /** Whether the store holds that W (DecidedUpTo). */
+  private var decidedStored = false
   /** Anchored: per chunk of input 0, its matched rows; the chunks whose bits changed. */
   private val matchedBits = mutable.HashMap.empty[Long, java.util.BitSet]
   private val changedBits = mutable.HashSet.empty[Long]
@@ -130,8 +137,8 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
   /** Rows the state holds now, all inputs. */
   def liveRows: Long = live.sum
 
-  private def decidedEarlier(t: Long): Boolean =
-    anchored && !plan.forward && SaturatingTime.reached(t, plan.horizon(0), decidedUpTo)
+  private def evictedEarlier(t: Long, i: Int): Boolean =
+    !plan.forward && SaturatingTime.reached(t, plan.horizon(i), evictedUpTo)
 
   private def swept(t: Long, i: Int): Boolean =
     hasFrontier && (t < frontierTime || (t == frontierTime && i <= frontierInput))
@@ -146,7 +153,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
       records.decode(pair.key, pair.value) match {
         case c: StateRecord.Chunk => found += c
         case StateRecord.Frontier(time, input) => hasFrontier = true; frontierTime = time; frontierInput = input
-        case StateRecord.Decided(w) => decidedUpTo = w
+        case StateRecord.Decided(w) => evictedUpTo = w; decidedStored = true
         case StateRecord.Matches(chunk, bits) => matchedBits(chunk) = bits
         case StateRecord.Budgets(bytes) => restoredBudgets = bytes
       }
@@ -161,7 +168,7 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
       while (in.hasRemaining) {
         val t = in.getLong()
         val size = in.getInt()
-        if (!(plan.forward && swept(t, i)) && !(i == 0 && decidedEarlier(t))) {
+        if (!(plan.forward && swept(t, i)) && !evictedEarlier(t, i)) {
           val row = new UnsafeRow(width)
           row.pointTo(bytes, Platform.BYTE_ARRAY_OFFSET + in.position(), size)
           val key = keyOfStored(i)(row)
@@ -256,7 +263,14 @@ final class WindowJoinStateStore(codec: RowCodec, anchored: Boolean = false,
       val keptAnchors = chunks.collect { case ChunkInfo(0, chunk, _, _) => chunk }.toSet
       for (chunk <- changedBits if keptAnchors(chunk))
         store.put(records.matchesKey(chunk).copy(), records.matchesValue(matchedBits(chunk)))
-      if (!plan.forward && watermark != Long.MinValue) store.put(decidedKey, records.decidedValue(watermark))
+    }
+    // Needed while a chunk is kept (only its rows are reloaded); an empty state holds no record.
+    if (!plan.forward && watermark != Long.MinValue && chunks.nonEmpty) {
+      store.put(decidedKey, records.decidedValue(watermark))
+      decidedStored = true
+    } else if (decidedStored && chunks.isEmpty) {
+      store.remove(decidedKey)
+      decidedStored = false
     }
     budgets.foreach(saved => store.put(budgetsKey, records.budgetsValue(saved())))
     if (plan.forward && hasFrontier)

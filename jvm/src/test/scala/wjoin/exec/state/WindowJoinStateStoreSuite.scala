@@ -137,7 +137,9 @@ class WindowJoinStateStoreSuite extends AnyFunSuite with SharedSparkSession {
         part.add(1, 13, 7, 201)
         part.commit()
         assert(part.state.removed == 1)
-        assert(part.records().keySet == Set((0, 0L), (1, 1L)))
+        // And the batch's W (eager mode): a reload skips the rows that left the windows by it.
+        assert(part.records().keySet == Set((0, 0L), (1, 1L), (-1, 1L)))
+        assert(part.records()((-1, 1L)) == StateRecord.Decided(13))
 
         // Batch 2 with the object kept (no load): W = 30 evicts everything, including this batch's new row.
         part.begin(2, 30, fresh = false)
@@ -145,6 +147,23 @@ class WindowJoinStateStoreSuite extends AnyFunSuite with SharedSparkSession {
         part.commit()
         assert(part.state.removed == 4 && part.records().isEmpty && part.state.storedChunks.isEmpty)
         assert(part.begin(3, 30).isEmpty)
+        part.release()
+      }
+    }
+
+    test(s"$providerName: a fresh object skips the rows of kept chunks that left the windows at the last W") {
+      withProvider(provider) { p =>
+        val part = new Partition(codec(Algorithm.HW), p)
+        part.begin(0, Long.MinValue)
+        part.add(0, 1, 7, 100); part.add(1, 5, 7, 200); part.add(0, 12, 8, 101)
+        part.commit()
+        // W = 13: the engine evicted A's row at 1 (1 + 10 <= 13); its chunk stays for the row at 12.
+        assert(part.begin(1, 13) == Seq((0, 1, 100), (0, 12, 101), (1, 5, 200)))
+        part.commit()
+        assert(part.records().keySet == Set((0, 0L), (1, 0L), (-1, 1L)))
+        // A fresh object at the next batch: A's row at 1 neither comes back nor leaves (and is counted) again.
+        assert(part.begin(2, 14) == Seq((0, 12, 101), (1, 5, 200)))
+        assert(part.state.restored == 2 && part.state.live.toSeq == Seq(1, 1))
         part.release()
       }
     }
