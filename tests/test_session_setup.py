@@ -193,3 +193,18 @@ def test_configure_sets_up_a_local_connect_server_started_by_the_builder():
     # when it sets them again on the client's session: not of ours, which configure expects.
     ours = ("spark.jars ", "spark.sql.extensions", "spark.connect.extensions")
     assert not [w for w in warned if "wjoin" in w.lower() or any(k in w for k in ours)], warned
+
+
+@pytest.mark.core
+def test_a_python_command_imports_the_package_without_connects_dependencies():
+    """``python -c 'import wjoin; print(wjoin.jar_path())'`` (how the guide starts a Connect
+    server) where Connect's client dependencies are not installed (pandas hidden here): PySpark's
+    check of them ends a ``-c`` process with exit code 0 when its Connect modules are imported, so
+    the command printed nothing and the server started with ``--jars ''``."""
+    command = ("import sys; sys.modules['pandas'] = None; import wjoin; "
+               "print('JAR', wjoin.jar_path()); print('DF', hasattr(wjoin, 'wjoin'))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-c", command], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"JAR {wjoin.jar_path()}" in lines and "DF True" in lines, done.stdout + done.stderr

@@ -16,6 +16,7 @@ from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, OU
                    artifact_name, configure, jar_path, maven_coordinates, server_settings, wjoin)
 from ._errors import WJoinAnalysisException, WJoinRuntimeException
 from ._errors import install_conversion as _install_error_conversion
+from ._optional import connect_module
 from ._session import register
 from ._sql import install as _install_sql_guard
 from ._version import __version__, maven_group, scala_builds, spark_builds
@@ -33,12 +34,10 @@ def _dataframe_wjoin(self, *others, **options):
 
 
 _DataFrame.wjoin = _dataframe_wjoin
-try:  # PySpark 3.5's Connect DataFrame is a class of its own (PySpark 4's derives from the one above)
-    from pyspark.sql.connect.dataframe import DataFrame as _ConnectDataFrame
-    if not issubclass(_ConnectDataFrame, _DataFrame):
-        _ConnectDataFrame.wjoin = _dataframe_wjoin
-except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an extra
-    pass
+# PySpark 3.5's Connect DataFrame is a class of its own (PySpark 4's derives from the one above).
+_connect_dataframe = connect_module("pyspark.sql.connect.dataframe")
+if _connect_dataframe is not None and not issubclass(_connect_dataframe.DataFrame, _DataFrame):
+    _connect_dataframe.DataFrame.wjoin = _dataframe_wjoin
 # SQL's window clause on a session without the extension: an error that names the setting.
 _install_sql_guard()
 # A WJOIN_ error wherever PySpark raises it (a write, a stream's start): wjoin.WJoinAnalysisException;

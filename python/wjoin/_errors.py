@@ -29,6 +29,8 @@ from pyspark.errors import AnalysisException, SparkRuntimeException
 from pyspark.errors import StreamingQueryException as _StreamingQueryException
 from pyspark.errors.exceptions.base import PySparkException
 
+from ._optional import connect_module
+
 # PySpark 4 takes an exception's condition and parameters with its message (camelCase); PySpark 3.5
 # takes either a message or a condition, and names the condition getErrorClass().
 _PYSPARK_4 = "errorClass" in inspect.signature(PySparkException.__init__).parameters
@@ -222,8 +224,6 @@ def install_conversion() -> None:
     installed); the names are looked up when called, so the wrapper is what PySpark uses."""
     from pyspark.errors.exceptions import captured
     _wrap_conversion(captured, "convert_exception")
-    try:
-        from pyspark.sql.connect.client import core
-    except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an extra
-        return
-    _wrap_conversion(core, "convert_exception")
+    core = connect_module("pyspark.sql.connect.client.core")
+    if core is not None:
+        _wrap_conversion(core, "convert_exception")

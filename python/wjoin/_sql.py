@@ -19,6 +19,7 @@ import re
 from pyspark.errors import AnalysisException
 
 from ._errors import WJoinAnalysisException, as_wjoin_error, condition_of, error
+from ._optional import connect_module
 from ._session import EXTENSION, _extension_set
 
 # The clause's openings, as the extension's grammar reads them: `WINDOW(A,B) =`, `WINDOW =`,
@@ -77,8 +78,6 @@ def install() -> None:
     """Guards ``SparkSession.sql`` of classic PySpark and, where installed, of Spark Connect."""
     from pyspark.sql import SparkSession
     _guard(SparkSession)
-    try:
-        from pyspark.sql.connect.session import SparkSession as ConnectSession
-    except Exception:  # Connect's client dependencies (grpcio, pandas, ...) are an extra
-        return
-    _guard(ConnectSession)
+    connect_session = connect_module("pyspark.sql.connect.session")
+    if connect_session is not None:
+        _guard(connect_session.SparkSession)
