@@ -103,19 +103,21 @@ def converted(error: Exception) -> Optional[WJoinAnalysisException]:
     return WJoinAnalysisException(message, condition, dict(error.getMessageParameters() or {}), error.getSqlState())
 
 
-def from_text(raw: str) -> Optional[WJoinAnalysisException]:
+def from_text(raw: str, kind: type = None, parameters: Optional[Dict[str, str]] = None):
     """The W-join error whose text is ``raw`` (``[WJOIN_...] message SQLSTATE: ...``), for a client
     that keeps only the text (PySpark 3.5's Connect client drops the condition and parameters):
-    the condition from the prefix, the parameters read back through the catalogue's message, the
-    SQLSTATE from the suffix or the catalogue. None for any other text."""
+    the condition from the prefix, the parameters (unless given) read back through the
+    catalogue's message, the SQLSTATE from the suffix or the catalogue. ``kind``: the exception
+    class (:class:`WJoinAnalysisException` by default). None for any other text."""
     match = _DECORATED.match(raw.split("\n\nJVM stacktrace:")[0].strip())
     if not match or not match.group(1).startswith("WJOIN_"):
         return None
     condition = match.group(1)
     declared = _catalogue().get(condition, {})
-    return WJoinAnalysisException(_undecorated(match), condition,
-                                  _parameters("\n".join(declared.get("message", [])), match.group(2)),
-                                  match.group(3) or declared.get("sqlState"))
+    if parameters is None:
+        parameters = _parameters("\n".join(declared.get("message", [])), match.group(2))
+    return (kind or WJoinAnalysisException)(_undecorated(match), condition, parameters,
+                                            match.group(3) or declared.get("sqlState"))
 
 
 def _parameters(template: str, message: str) -> Dict[str, str]:
@@ -176,7 +178,7 @@ def _wrap_conversion(module, name: str) -> None:
     @functools.wraps(original)
     def convert(*args, **kwargs):
         result = as_wjoin_error(original(*args, **kwargs))
-        if isinstance(result, _ConditionError) or isinstance(result, (AnalysisException, _StreamingQueryException)):
+        if isinstance(result, (_ConditionError, AnalysisException, _StreamingQueryException)):
             return result
         try:
             return _runtime_error(args[0] if args else None, result) or result
@@ -196,21 +198,16 @@ def _runtime_error(raised, result) -> Optional[WJoinRuntimeException]:
     ``(wjoin.errors.WJoinRuntimeException) [WJOIN_...] ...`` (PySpark 3.5's client the text only);
     on a classic session it is an ``UnknownException`` and ``raised`` is the JVM's exception, the
     W-join's own or, on a cluster, Spark's job failure caused by it."""
-    text = str(getattr(result, "_message", None) or "").split("\n\nJVM stacktrace:")[0].strip()
+    text = str(getattr(result, "_message", None) or "")
     if text.startswith(f"({_RUNTIME_CLASS}) "):
-        inner = text[len(_RUNTIME_CLASS) + 3:]
-        parsed, match = from_text(inner), _DECORATED.match(inner)
-        if parsed is not None:
-            parameters = dict(result.getMessageParameters() or {}) if condition_of(result) else parsed.getMessageParameters()
-            return WJoinRuntimeException(_undecorated(match), parsed.getCondition(), parameters, parsed.getSqlState())
+        parameters = dict(result.getMessageParameters() or {}) if condition_of(result) else None
+        return from_text(text[len(_RUNTIME_CLASS) + 3:], WJoinRuntimeException, parameters)
     throwable = raised if hasattr(raised, "getCause") else None
     for _ in range(16):  # the chain of causes, as far as Spark's own wrapping goes
         if throwable is None:
             return None
         if throwable.getClass().getName() == _RUNTIME_CLASS:  # its message is `[CONDITION] text SQLSTATE: xxxxx`
-            match = _DECORATED.match(throwable.getMessage().strip())  # (Spark 3.5 has no getCondition())
-            return match and WJoinRuntimeException(_undecorated(match), match.group(1),
-                                                   dict(throwable.getMessageParameters()), throwable.getSqlState())
+            return from_text(throwable.getMessage(), WJoinRuntimeException, dict(throwable.getMessageParameters()))
         throwable = throwable.getCause()
     return None
 

@@ -31,9 +31,9 @@ import wjoin.exec.codec.RowCodec
  * maxTime + horizon(input) <= W (inclusive: its rows are then out of reach of every future
  * row, which has time > W); the rows of a kept chunk that already left the windows are those
  * with ts + horizon(input) <= the last batch's W (DecidedUpTo), and a reload skips them, so
- * they are neither joined nor evicted (and counted) twice; ordered mode (forward evaluation, MW-join), when every row is swept. Forward
- * evaluation sweeps in (time, input) order, so the swept rows are exactly those up to the
- * frontier, and a reload skips them.
+ * they are neither joined nor evicted (and counted) twice. Ordered mode (forward evaluation,
+ * MW-join): when every row is swept. Forward evaluation sweeps in (time, input) order, so the
+ * swept rows are exactly those up to the frontier, and a reload skips them.
  *
  * Anchored W-joins (left, left_semi, left_anti; [[wjoin.core.AnchorDecisions]]) keep two more
  * facts, so a restart neither reports a matched anchor as unmatched nor emits an anchor twice:
