@@ -138,7 +138,8 @@ class BroadcastWindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession 
     assert(text.contains("BroadcastExchange") && !text.contains("Exchange hashpartitioning"), text)
   }
 
-  test("the shuffled plan it falls back to gives the broadcast plan's rows, with and without adaptive execution") {
+  test("the shuffled plan it falls back to gives the broadcast plan's rows, with and without adaptive execution; " +
+      "it is the plan made without the broadcast (access paths, run-time check, key groups, bands)") {
     def rowsOf(p: SparkPlan): Seq[String] =
       p.executeCollect().map(_.toSeq(p.output.map(_.dataType)).mkString(",")).sorted.toSeq
     for (adaptive <- Seq("true", "false"); keyed <- Seq(true, false))
@@ -150,6 +151,12 @@ class BroadcastWindowJoinSparkSuite extends AnyFunSuite with SharedSparkSession 
         val what = s"adaptive=$adaptive keyed=$keyed\n$fallback"
         val shuffled = collect(fallback) { case e: WindowJoinExec => e }.head
         assert(shuffled.hashPartitioned == keyed && shuffled.banded == !keyed, what)
+        val direct = collect(run("-1")((if (keyed) b.on("k") else b).toDF)._2) { case e: WindowJoinExec => e }.head
+        // Adaptive execution plans the broadcast one again from the collected rows: other statistics.
+        if (adaptive == "false") assert(shuffled.planned == direct.planned, s"$what\nplanned without the broadcast:\n$direct")
+        assert(shuffled.planned.access.paths == direct.planned.access.paths && shuffled.keyGroups == direct.keyGroups &&
+          shuffled.timeBands == direct.timeBands, s"$what\nplanned without the broadcast:\n$direct")
+        assert(shuffled.keyGroups.isDefined == keyed && shuffled.planned.access.recheck.isDefined, what)
         // B twice: adaptive execution reuses its broadcast, read again below the reuse.
         assert(collect(fallback) { case s: ShuffleExchangeLike => s }.size == (if (keyed) 3 else 0), what)
         val fromBroadcast = rowsOf(exec)

@@ -76,13 +76,15 @@ object BroadcastFallback {
   /**
    * The shuffled plan of `node`'s W-join: its inputs as they were before the broadcast (the
    * broadcast ones read again), under the exchanges and sorts Spark adds for the plan, hashed
-   * on the keys or banded as [[WindowJoinPlanner.batch]] planned it.
+   * on the keys or banded, with the access paths (and their run-time check) and key groups,
+   * as [[WindowJoinPlanner.batch]] planned it without the broadcast.
    */
   def shuffled(node: BroadcastWindowJoinExec): SparkPlan = {
     val inputs = node.children.indices.map { i =>
       if (i == node.broadcast.streamed) node.children(i) else SparkBridge.belowBroadcast(node.children(i))
     }
+    val planned = node.broadcast.shuffledAccess.fold(node.planned)(a => node.planned.copy(access = a))
     SparkBridge.withRequiredExchanges(WindowJoinExec(node.timeColumns, node.keys, node.residual, node.output,
-      node.planned, inputs, node.broadcast.shuffledBands, JoinHow.Inner, None))
+      planned, inputs, node.broadcast.shuffledBands, JoinHow.Inner, None, node.broadcast.shuffledKeyGroups))
   }
 }

@@ -50,11 +50,16 @@ import wjoin.plan.logical.WindowJoin
  * @param streamedBytes the streamed input's estimate (EXPLAIN); None: unknown to Spark
  * @param shuffledBands the time bands of the shuffled plan, should the collected inputs not
  *                      fit ([[BroadcastFallback]]); 1 with a key
+ * @param shuffledAccess the shuffled plan's access paths (with its run-time check), which the
+ *                      broadcast plan's replace ([[accessOf]]); None: the broadcast plan's
+ * @param shuffledKeyGroups the shuffled plan's key groups ([[WindowJoinPlanner.keyGroupsApply]]);
+ *                      None: never
  * @param overOneTask   the inputs' size where it was small enough for one task, which this
  *                      plan replaces because some input is computed ([[InputSize]])
  */
 final case class BroadcastPlan(streamed: Int, bytes: BigInt, threshold: Long, streamedBytes: Option[BigInt],
-    shuffledBands: Int = 1, overOneTask: Option[InputSize] = None) {
+    shuffledBands: Int = 1, overOneTask: Option[InputSize] = None,
+    shuffledAccess: Option[WindowJoinPlanner.PlannedAccess] = None, shuffledKeyGroups: Option[Long] = None) {
   /**
    * EXPLAIN's partitioning: "broadcast B, C (1.2 MiB in all, each <= spark.wjoin.broadcastBytes 10.0 MiB),
    * A streamed"; where one task was possible, why not: "...; not one task: B, C computed, not in

@@ -264,13 +264,15 @@ object WindowJoinPlanner {
     val choice = choose(w, partitions = conf.numShufflePartitions, sliceRows = sliceRows)
     val bands = if (choice.keys.isEmpty && TimeBands.applicable(w.windows.matrix) && !w.windows.counted)
       WJoinConf.timeBands(conf) else 1
-    val broadcast = BroadcastPlan.of(w, choice.access, conf).map(_.copy(shuffledBands = bands, overOneTask = size.filter(_.small)))
+    val keyGroups = Some(WJoinConf.keyGroupRows(conf)).filter(_ => keyGroupsApply(w, choice, conf))
+    // The shuffled plan's own choices go with the broadcast plan, for its fallback.
+    val broadcast = BroadcastPlan.of(w, choice.access, conf).map(_.copy(shuffledBands = bands, overOneTask = size.filter(_.small),
+      shuffledAccess = Some(choice.access), shuffledKeyGroups = keyGroups))
     if (broadcast.isDefined)
       return choice.copy(access = BroadcastPlan.accessOf(choice.access, broadcast.get, w.access.request.forced).copy(recheck = None),
         inputSize = size.filterNot(_.small), broadcast = broadcast)
     if (size.exists(_.small)) return oneTask
-    choice.copy(timeBands = bands, inputSize = size,
-      keyGroups = Some(WJoinConf.keyGroupRows(conf)).filter(_ => keyGroupsApply(w, choice, conf)))
+    choice.copy(timeBands = bands, inputSize = size, keyGroups = keyGroups)
   }
 
   /**
