@@ -23,6 +23,8 @@ import wjoin.plan.logical.WindowSpec
  *   time columns        a row's place in its window and its eviction      refused
  *   keys                the state's partitioning and hash buckets         refused
  *   condition           combinations already emitted used the old one     refused
+ *   condition (Python   the same, for the conjuncts Spark tests above     refused
+ *   UDFs)               an inner W-join (Python UDFs)
  *   windows             matrix, ROWS counts, exclusions: emitted and      refused
  *                       evicted under the old windows
  *   algorithm           eager (nlw, hw) vs ordered (mw) state: what was   refused between the
@@ -72,6 +74,7 @@ object StateQuery {
   val TimeColumns = "time columns"
   val Keys = "keys"
   val Condition = "condition"
+  val ConditionAbove = "condition (Python UDFs)"
   val Windows = "windows"
   val Algorithm = "algorithm"
   val How = "how"
@@ -97,13 +100,17 @@ object StateQuery {
    * @param keys         each input's key expressions (hash buckets, partitioning); empty: none
    * @param residual     the conjuncts the engine tests (key equalities among them are dropped:
    *                     whether they are tested depends on the access paths, not the query)
+   * @param conditionAbove the condition's conjuncts tested above the node (Python UDFs), as text;
+   *                     recorded under their own name, which checkpoints of earlier versions
+   *                     lack (so they are not compared there)
    * @param windows      the window constraints
    * @param forward      MW-join (ordered state) rather than NLW / HW-join (eager state)
    * @param limits       the resource limits, described; None: exact W-join
    * @param partitioning how rows are spread over the state's partitions, described
    */
   def of(names: Seq[String], columns: Seq[Seq[Attribute]], timeColumns: Seq[Expression], keys: Seq[Seq[Expression]],
-      residual: Seq[Expression], windows: WindowSpec, forward: Boolean, how: JoinHow, limits: Option[String],
+      residual: Seq[Expression], conditionAbove: Seq[String], windows: WindowSpec, forward: Boolean, how: JoinHow,
+      limits: Option[String],
       partitioning: String): StateQuery = {
     def text(e: Expression): String = e.transform {
       case a: Attribute => columns.indexWhere(_.exists(_.exprId == a.exprId)) match {
@@ -121,6 +128,7 @@ object StateQuery {
       TimeColumns -> timeColumns.map(text).mkString(", "),
       Keys -> (if (keys.isEmpty) "none" else keys.map(_.map(text).mkString("(", ", ", ")")).mkString(" = ")),
       Condition -> (if (condition.isEmpty) "none" else condition.map(text).mkString(" AND ")),
+      ConditionAbove -> (if (conditionAbove.isEmpty) "none" else conditionAbove.mkString(" AND ")),
       Windows -> (windows.matrix.render(names, windows.integralTime) +
         windows.rowLimits.zipWithIndex.collect { case (k, i) if k != StreamRows.NoLimit => s", ROWS(${names(i)}) = $k" }
           .mkString + windows.excluding.fold("")(e => s", excluding ${e.matrix.render(names, e.integralTime)}")),

@@ -70,6 +70,8 @@ import wjoin.plan.physical.WindowJoinPlanner.{JoinChoice, PlannedJoin}
  *                            row once the watermark passes its horizon ([[StreamingWindowJoinEvaluator]])
  * @param partitioning        how rows are spread over the partitions (for EXPLAIN; the keys
  *                            carry it: with cells they are the cell columns)
+ * @param conditionAbove      the condition's conjuncts Spark tests in a Filter above this node
+ *                            (Python UDFs), as text: recorded with the state
  */
 case class StreamingWindowJoinExec(
     timeColumns: Seq[Expression],
@@ -82,7 +84,8 @@ case class StreamingWindowJoinExec(
     evictionWatermarkMs: Long,
     children: Seq[SparkPlan],
     how: JoinHow = JoinHow.Inner,
-    partitioning: StreamPartitioning = StreamPartitioning.ByKey) extends BaseWindowJoinExec with StateStoreOperator {
+    partitioning: StreamPartitioning = StreamPartitioning.ByKey,
+    conditionAbove: Seq[String] = Nil) extends BaseWindowJoinExec with StateStoreOperator {
 
   override protected def streaming: Boolean = true
 
@@ -125,8 +128,8 @@ case class StreamingWindowJoinExec(
 
   /** What the state depends on: recorded with it, compared on restart ([[StateQuery]]). */
   def stateQuery: StateQuery =
-    StateQuery.of(inputNames, children.map(_.output), timeColumns, keys, residual, windows, enginePlan.forward, how,
-      planned.shed.map(_.limits.describe(inputNames)),
+    StateQuery.of(inputNames, children.map(_.output), timeColumns, keys, residual, conditionAbove, windows,
+      enginePlan.forward, how, planned.shed.map(_.limits.describe(inputNames)),
       if (hashPartitioned) partitioning.describe(inputNames) else "one partition")
 
   /** Microseconds of the watermark, or Long.MinValue while there is none. */
@@ -219,5 +222,5 @@ object StreamingWindowJoinExec {
       evictionWatermarkMs: Long): StreamingWindowJoinExec =
     new StreamingWindowJoinExec(w.timeColumns, choice.keys, choice.residual, w.output,
       WindowJoinPlanner.planned(w, choice), stateInfo, lateWatermarkMs, evictionWatermarkMs, children, w.how,
-      WindowJoinPlanner.streaming(w))
+      WindowJoinPlanner.streaming(w), w.conditionAbove)
 }

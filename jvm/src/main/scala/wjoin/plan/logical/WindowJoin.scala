@@ -77,6 +77,9 @@ final case class WindowSpec(terms: Seq[WindowTerm], matrix: WindowMatrix, integr
  *                    only ([[WindowJoin.outputOf]])
  * @param limits      resource limits (inner W-join, batch): then a sub-bag of the bag above,
  *                    shed as [[wjoin.core.shedding.ShedPlan]] says (Kang et al. Sec. 5.2)
+ * @param conditionAbove the conjuncts of the user's condition that Spark evaluates in a Filter
+ *                    above the node (an inner W-join's Python UDFs, [[PythonConjuncts]]), as
+ *                    text: a stream records them with its state
  */
 case class WindowJoin(
     children: Seq[LogicalPlan],
@@ -88,7 +91,8 @@ case class WindowJoin(
     outputColumns: Seq[Attribute],
     access: AccessSpec,
     how: JoinHow = JoinHow.Inner,
-    limits: Option[ResourceLimits] = None) extends LogicalPlan {
+    limits: Option[ResourceLimits] = None,
+    conditionAbove: Seq[String] = Nil) extends LogicalPlan {
 
   /**
    * The output columns; a left W-join's columns of the other inputs are nullable. That is
