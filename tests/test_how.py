@@ -208,3 +208,23 @@ def test_never_completed_example(spark, tmp_path):
     reported, expected, lost = example.run(spark, str(tmp_path))
     assert len(lost) > 5
     assert reported == expected == lost
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_rows_window_with_tied_times_gives_one_answer_whatever_is_selected(spark, algorithm):
+    # B's rows at one time are ordered by their other columns (id, k), all of them kept by
+    # column pruning: (2003, -2, 0) is B's last row at time 2, so both A rows complete.
+    rows = {"A": [(1000, -10, 0), (1001, -15, 0)],
+            "B": [(2000, -10, 1), (2002, -10, 0), (2001, -2, 1), (2003, -2, 0)],
+            "C": [(3001, 2, 0)]}
+    inputs = {n: spark.createDataFrame(r, "id bigint, t bigint, k int") for n, r in rows.items()}
+
+    def joined(how="inner"):
+        return wjoin.wjoin(inputs, on="k", time="t", windows="ROWS(B) = 1 AND RANGE(A) = 200 AND RANGE(C) = 200",
+                           how=how, algorithm=algorithm, output_names="prefixed")
+    assert rows_of(joined().select("A_id", "B_id", "C_id")) == [(1000, 2003, 3001), (1001, 2003, 3001)]
+    assert joined().count() == 2
+    assert rows_of(joined().select("A_id")) == [(1000,), (1001,)]
+    assert rows_of(joined().select("A_id", "B_t")) == [(1000, -2), (1001, -2)]
+    assert rows_of(joined("left_semi").select("A_id")) == [(1000,), (1001,)]
+    assert rows_of(joined("left_anti")) == []

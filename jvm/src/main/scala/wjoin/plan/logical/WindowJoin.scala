@@ -1,7 +1,7 @@
 package wjoin.plan
 package logical
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
 
@@ -105,6 +105,16 @@ case class WindowJoin(
       val anchor = children.head.outputSet
       outputColumns.map(a => if (anchor.contains(a)) a else a.withNullability(true))
     }
+
+  /**
+   * The columns the node reads: its expressions', and every column of an input with a ROWS
+   * window. Rows of such an input at one time are ordered by their other columns (see
+   * `BaseWindowJoinExec.arrivalOrdering`), so column pruning must leave them all: pruned to
+   * what the query selects, the order, and so which rows are in the window, would depend on it.
+   */
+  override lazy val references: AttributeSet =
+    AttributeSet(expressions.flatMap(_.references) ++
+      children.indices.filter(windows.rowLimits(_) != StreamRows.NoLimit).flatMap(children(_).output)) -- producedAttributes
 
   override lazy val resolved: Boolean =
     childrenResolved && expressions.forall(_.resolved) && condition.forall(_.dataType == BooleanType)
