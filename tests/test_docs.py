@@ -43,20 +43,30 @@ def argument_rows():
     return dict(re.findall(r"^\| `(\w+)` \| (.*) \|$", call, re.M))
 
 
+def printed_as_commented(block: str) -> list[str]:
+    """What the block's top-level ``print(...)  # comment`` lines say they print: the comments
+    that are literal output (not ``...`` or ``<placeholders>``)."""
+    return [m.group(1) for m in re.finditer(r"^print\(.*\)  # (.*)$", block, re.M)
+            if "..." not in m.group(1) and "<" not in m.group(1)]
+
+
 @pytest.mark.parametrize("path", [p for p in DOCS if python_blocks(p)], ids=lambda p: str(p.relative_to(ROOT)))
 def test_python_blocks_run(spark, capsys, path):
     namespace = {"spark": spark, "wjoin": wjoin, "builder": SparkSession.builder}
-    ran = 0
+    ran, out = 0, ""
     for line, block in python_blocks(path):
         # Padded so that a traceback names the block's line in the file.
         code = compile("\n" * (line - 1) + block, str(path), "exec")
         if not block.startswith(NOT_RUN_HERE):
             exec(code, namespace)
             ran += 1
+            printed = capsys.readouterr().out
+            out += printed
+            for expected in printed_as_commented(block):
+                assert expected in printed.splitlines(), f"{path}, block at line {line}: {expected!r} not in\n{printed}"
     assert ran > 0, f"{path} has no block that runs"
     if path == GUIDE:
         assert ran >= 15, "the user guide lost its runnable examples"
-        out = capsys.readouterr().out
         # The first example's a.wjoin(b, c, on="k", ...).show(3): the key once, then t and v of each
         # input, as "Output columns" says; and three rows of it.
         header = re.search(r"^\|\s*k\|\s*t\|\s*v\|\s*t\|\s*v\|\s*t\|\s*v\|$", out, re.M)
