@@ -175,7 +175,7 @@ def test_a_failed_jobs_memory_error_is_a_wjoin_runtime_exception_on_every_client
     done = subprocess.run([sys.executable, str(child), client], capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
     lines = done.stdout.splitlines()
-    assert "CAUGHT WJOIN_WINDOW_MEMORY_EXCEEDED 53200 ['asked', 'held', 'input', 'rows', 'spread', 'window'] True" in lines, \
+    assert "CAUGHT WJOIN_WINDOW_MEMORY_EXCEEDED 53200 ['asked', 'bound', 'held', 'input', 'rows', 'spread', 'window'] True" in lines, \
         done.stdout[-3000:] + done.stderr[-5000:]
     spread = [line for line in lines if line.startswith("SPREAD ")]
     assert len(spread) == 2, done.stdout[-3000:] + done.stderr[-5000:]

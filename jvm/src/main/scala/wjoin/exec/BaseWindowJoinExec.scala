@@ -53,7 +53,8 @@ trait BaseWindowJoinExec extends SparkPlan {
   /** Each input's name and window, for an error about the windows' memory. */
   def windowNames: WindowNames = WindowNames(inputNames, enginePlan.horizon.toSeq.map(h =>
     s"${windows.terms.map(_.text).mkString(" AND ")}; its rows are kept ${windows.render(h)} for later rows"),
-    if (hashPartitioned) WindowNames.SpreadKeyed else WindowNames.SpreadUnkeyed)
+    if (hashPartitioned) WindowNames.SpreadKeyed else if (windows.counted) WindowNames.SpreadCounted else WindowNames.SpreadUnkeyed,
+    planned.shed.fold(WindowNames.BoundByLimits)(s => WindowNames.boundLower(s.limits.describe(inputNames))))
 
   /** The node's metrics, typed. */
   def joinMetrics: WindowJoinMetrics = new WindowJoinMetrics(metrics, inputNames.size, streaming)

@@ -8,12 +8,16 @@ import wjoin.core.window.{WindowFootprint, WindowMemory}
 import wjoin.errors.WJoinErrors
 
 /**
- * What an error about a partition's windows names: each input's name and its window.
+ * What an error about a partition's windows names: each input's name and its window, and the
+ * advice that fits the plan.
  *
  * @param inputs  input names, in input order
  * @param windows per input, its window as the user wrote it and how long its rows wait
+ * @param spread  how this W-join spreads its rows over more partitions
+ * @param bound   how this W-join bounds its windows (the approximate W-join)
  */
-final case class WindowNames(inputs: Seq[String], windows: Seq[String], spread: String = WindowNames.SpreadUnkeyed)
+final case class WindowNames(inputs: Seq[String], windows: Seq[String], spread: String = WindowNames.SpreadUnkeyed,
+    bound: String = WindowNames.BoundByLimits)
 
 object WindowNames {
   /** How a W-join without a shared key spreads its rows over more partitions. */
@@ -22,6 +26,15 @@ object WindowNames {
   /** How a W-join whose inputs are hash-partitioned on their shared key does. */
   val SpreadKeyed = "more spark.sql.shuffle.partitions; a key's rows all go to one partition, so a key of few values " +
     "spreads no further"
+
+  /** A W-join with a ROWS window: it counts every row of that input, in one partition. */
+  val SpreadCounted = "none with a ROWS window, which counts every row of its input in one partition; a smaller ROWS count"
+
+  /** An exact W-join's windows, bounded. */
+  val BoundByLimits = "bound the windows with limits={\"state_rows\": M} (the approximate W-join)"
+
+  /** A W-join with resource limits `described` ("state_rows=1000, ..."): a lower bound. */
+  def boundLower(described: String): String = s"lower limits' state_rows (now $described)"
 
   /** Inputs known only by their place (an evaluator built without its node's names). */
   def numbered(n: Int): WindowNames = WindowNames((1 to n).map(i => s"#$i"), Seq.fill(n)("its window"))
@@ -104,5 +117,5 @@ object TaskWindowMemory {
   private def refusal(names: WindowNames): WindowMemory.Refusal = (input, rows, held, asked) =>
     WJoinErrors.fail("WJOIN_WINDOW_MEMORY_EXCEEDED", "input" -> names.inputs(input), "window" -> names.windows(input),
       "rows" -> rows, "held" -> WJoinConf.bytesText(held), "asked" -> WJoinConf.bytesText(asked),
-      "spread" -> names.spread)
+      "spread" -> names.spread, "bound" -> names.bound)
 }

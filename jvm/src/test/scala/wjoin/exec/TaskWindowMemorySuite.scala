@@ -32,6 +32,25 @@ class TaskWindowMemorySuite extends AnyFunSuite with SharedSparkSession {
     assert(after == 0, s"$after bytes still held after the task")
   }
 
+  test("the memory error's advice fits the plan: a key, a ROWS window, no key; limits in effect") {
+    import spark.implicits._
+    val ins = Seq("A", "B", "C").map(n => n -> Seq((1, 10L), (1, 12L), (2, 11L)).toDF("k", "t"))
+    def names(b: wjoin.WJoin.Builder): WindowNames = {
+      val plan = withConf("spark.wjoin.smallInputBytes" -> "-1", "spark.wjoin.broadcastBytes" -> "-1",
+          "spark.sql.adaptive.enabled" -> "false") {
+        b.toDF.queryExecution.executedPlan
+      }
+      plan.collectFirst { case e: BaseWindowJoinExec => e }.getOrElse(fail(plan.toString)).windowNames
+    }
+    val keyed = names(wjoin.WJoin(ins: _*).on("k").time("t").window("5"))
+    assert(keyed.spread == WindowNames.SpreadKeyed && keyed.bound == WindowNames.BoundByLimits, keyed)
+    assert(names(wjoin.WJoin(ins: _*).time("t").window("5")).spread == WindowNames.SpreadUnkeyed)
+    val counted = names(wjoin.WJoin(ins: _*).on("k").time("t").windows("ROWS(B) = 2 AND RANGE(A) = 5 AND RANGE(C) = 5"))
+    assert(counted.spread == WindowNames.SpreadCounted, counted)
+    val limited = names(wjoin.WJoin(ins: _*).on("k").time("t").window("5").limits(Map("state_rows" -> 1000)))
+    assert(limited.bound.startsWith("lower limits' state_rows (now state_rows=1000"), limited)
+  }
+
   test("a failed task releases its windows' memory too") {
     val (during, after) = runTask(20000, fail = true)
     assert(during >= 20000L * 88)
