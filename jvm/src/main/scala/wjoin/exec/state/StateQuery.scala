@@ -110,8 +110,7 @@ object StateQuery {
    */
   def of(names: Seq[String], columns: Seq[Seq[Attribute]], timeColumns: Seq[Expression], keys: Seq[Seq[Expression]],
       residual: Seq[Expression], conditionAbove: Seq[String], windows: WindowSpec, forward: Boolean, how: JoinHow,
-      limits: Option[String],
-      partitioning: String): StateQuery = {
+      limits: Option[String], partitioning: String): StateQuery = {
     def text(e: Expression): String = e.transform {
       case a: Attribute => columns.indexWhere(_.exists(_.exprId == a.exprId)) match {
         case -1 => UnresolvedAttribute(Seq(a.name))
