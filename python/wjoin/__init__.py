@@ -16,7 +16,7 @@ from ._api import (ACCESS_PATHS, ALGORITHMS, CONNECT_PLUGIN, EXTENSION, HOWS, OU
                    artifact_name, configure, jar_path, maven_coordinates, server_settings, wjoin)
 from ._errors import WJoinAnalysisException, WJoinRuntimeException
 from ._errors import install_conversion as _install_error_conversion
-from ._optional import connect_module
+from ._optional import connect_module as _connect_module
 from ._session import register
 from ._sql import install as _install_sql_guard
 from ._version import __version__, maven_group, scala_builds, spark_builds
@@ -35,7 +35,7 @@ def _dataframe_wjoin(self, *others, **options):
 
 _DataFrame.wjoin = _dataframe_wjoin
 # PySpark 3.5's Connect DataFrame is a class of its own (PySpark 4's derives from the one above).
-_connect_dataframe = connect_module("pyspark.sql.connect.dataframe")
+_connect_dataframe = _connect_module("pyspark.sql.connect.dataframe")
 if _connect_dataframe is not None and not issubclass(_connect_dataframe.DataFrame, _DataFrame):
     _connect_dataframe.DataFrame.wjoin = _dataframe_wjoin
 # SQL's window clause on a session without the extension: an error that names the setting.

@@ -2,13 +2,12 @@ package wjoin.exec.state
 
 import scala.collection.immutable.ListMap
 
-import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Attribute, EqualTo, Expression}
 import org.json4s._
 
 import wjoin.core.{JoinHow, StreamRows}
 import wjoin.errors.WJoinErrors
-import wjoin.plan.logical.WindowSpec
+import wjoin.plan.logical.{WindowJoin, WindowSpec}
 
 /**
  * Everything a streaming W-join's state depends on, recorded with the state
@@ -111,12 +110,7 @@ object StateQuery {
   def of(names: Seq[String], columns: Seq[Seq[Attribute]], timeColumns: Seq[Expression], keys: Seq[Seq[Expression]],
       residual: Seq[Expression], conditionAbove: Seq[String], windows: WindowSpec, forward: Boolean, how: JoinHow,
       limits: Option[String], partitioning: String): StateQuery = {
-    def text(e: Expression): String = e.transform {
-      case a: Attribute => columns.indexWhere(_.exists(_.exprId == a.exprId)) match {
-        case -1 => UnresolvedAttribute(Seq(a.name))
-        case i => UnresolvedAttribute(Seq(names(i), a.name))
-      }
-    }.sql
+    def text(e: Expression): String = WindowJoin.qualifiedSql(e, columns, names)
     val keyed = keys.flatten
     def isKey(e: Expression) = keyed.exists(_.semanticEquals(e))
     val condition = residual.filterNot { case EqualTo(l, r) => isKey(l) && isKey(r); case _ => false }

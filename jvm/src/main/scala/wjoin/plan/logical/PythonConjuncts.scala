@@ -1,9 +1,8 @@
 package wjoin.plan
 package logical
 
-import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedFunction}
-import org.apache.spark.sql.catalyst.expressions.{And, Attribute, Expression, PredicateHelper}
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.analysis.UnresolvedFunction
+import org.apache.spark.sql.catalyst.expressions.{And, Expression, PredicateHelper}
 
 /**
  * Where the Python UDF conjuncts of a W-join's condition run. Spark evaluates a Python UDF in
@@ -38,18 +37,6 @@ object PythonConjuncts extends PredicateHelper {
     w.condition.toSeq.flatMap(splitConjunctivePredicates).filter(c => PushFiltersIntoWindowJoin.callsPython(c) &&
       !w.children.exists(child => c.references.subsetOf(child.outputSet)))
 
-  /**
-   * Conjunct `c` of a W-join over `children` as SQL with each column under its input's name,
-   * before analysis: the columns of a Python call may be resolved already (a Dataset's column)
-   * or not (`col("A.v")`).
-   */
-  def text(c: Expression, children: Seq[LogicalPlan], names: Seq[String]): String = c.transform {
-    case a: Attribute if a.resolved => children.indexWhere(_.outputSet.contains(a)) match {
-      case -1 => UnresolvedAttribute(Seq(a.name))
-      case i => UnresolvedAttribute(Seq(names(i), a.name))
-    }
-  }.sql
-
   /** `c` as SQL with each column under its input's name (`f(A.ts, B.ts)`, as the user wrote it). */
-  def qualifiedSql(w: WindowJoin, c: Expression): String = text(c, w.children, w.inputNames)
+  def qualifiedSql(w: WindowJoin, c: Expression): String = WindowJoin.qualifiedSql(c, w.children.map(_.output), w.inputNames)
 }

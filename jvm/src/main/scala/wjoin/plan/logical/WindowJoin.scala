@@ -1,6 +1,7 @@
 package wjoin.plan
 package logical
 
+import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeSet, Expression}
 import org.apache.spark.sql.catalyst.plans.logical.{EventTimeWatermark, LogicalPlan}
 import org.apache.spark.sql.types.{BooleanType, MetadataBuilder}
@@ -146,6 +147,18 @@ case class WindowJoin(
 }
 
 object WindowJoin {
+  /**
+   * `e` as SQL with each column under its input's name (`f(A.ts, B.ts)`, as the user writes
+   * it; expression ids differ on every run): `columns(i)` are input i's, named `names(i)`.
+   * Columns not resolved yet (`col("A.v")`) are left as written.
+   */
+  def qualifiedSql(e: Expression, columns: Seq[Seq[Attribute]], names: Seq[String]): String = e.transform {
+    case a: Attribute if a.resolved => columns.indexWhere(_.exists(_.exprId == a.exprId)) match {
+      case -1 => UnresolvedAttribute(Seq(a.name))
+      case i => UnresolvedAttribute(Seq(names(i), a.name))
+    }
+  }.sql
+
   /**
    * The output columns of a W-join over `children`: all their columns, of which only the
    * first input's time column keeps its watermark (event-time) metadata. Spark's stateful

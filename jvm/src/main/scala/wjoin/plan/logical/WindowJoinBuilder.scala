@@ -118,7 +118,7 @@ object WindowJoinBuilder extends PredicateHelper {
 
     val output = WindowJoin.outputOf(children, times.head, how)
     val forward = WindowJoin(children, inputNames, times, condition, spec, request.algorithm.toOption, output,
-      accessSpec, how, resourceLimits, pythonAbove.map(PythonConjuncts.text(_, children, inputNames)))
+      accessSpec, how, resourceLimits, pythonAbove.map(WindowJoin.qualifiedSql(_, children.map(_.output), inputNames)))
     val join = if (!request.bidirectional) forward else {
       Union(Seq(forward, forward.copy(windows = reversedPath(terms, inputNames, spec))))
     }
