@@ -6,6 +6,7 @@ test_brute_force.py.
 """
 import datetime as dt
 import random
+import re
 
 import pytest
 from pyspark.sql import functions as F
@@ -252,3 +253,49 @@ def test_pre_partitioned_and_sorted_inputs_equal_spark_join(three_way, algorithm
     inputs = [a.repartition(7, "k"), b.repartition(3, "ts").orderBy(F.desc("ts")), c.coalesce(1)]
     joined = wjoin.wjoin(inputs, on="k", time="ts", window=4, algorithm=algorithm)
     assert rows_of(joined) == expected
+
+
+PLANS = {"one task": {},
+         "shuffled": {"spark.wjoin.smallInputBytes": "-1", "spark.wjoin.broadcastBytes": "-1"},
+         "key groups": {"spark.wjoin.smallInputBytes": "-1", "spark.wjoin.broadcastBytes": "-1",
+                        "spark.wjoin.keyGroupRows": "0"},
+         "broadcast": {"spark.wjoin.smallInputBytes": "-1"}}
+
+
+@pytest.mark.parametrize("how", ["inner", "left_anti"])
+@pytest.mark.parametrize("plan", sorted(PLANS))
+@pytest.mark.parametrize("key_types", ["double", "float", "float double double"])
+def test_a_real_key_is_a_hash_key_with_sql_equality(spark, key_types, plan, how):
+    """on="k" over float or double columns (a float among doubles widened to double): a hash key
+    in batch, hashed normalized as Spark's join hashes it, so NaN = NaN, -0.0 = 0.0 and each
+    infinity equals itself, NULL never; the same rows as Spark's own join in every plan."""
+    values = [float("nan"), -0.0, 0.0, 1.5, float("inf"), float("-inf"), None, 2.5e30]
+    types = (key_types.split() * 3)[:3]
+    rnd = random.Random(7)
+    dfs = [spark.createDataFrame([(rnd.choice(values), rnd.randrange(40), 100 * i + j) for j in range(60)],
+                                 f"k {types[i]}, ts bigint, v int").cache() for i in range(3)]
+    a, b, c = (d.alias(n) for d, n in zip(dfs, "ABC"))  # cached: in memory, so small inputs run in one task
+    near = lambda x, y: F.abs(F.col(f"{x}.ts") - F.col(f"{y}.ts")) <= 3
+    inner = a.join(b, (F.col("A.k") == F.col("B.k")) & near("A", "B")).join(
+        c, (F.col("A.k") == F.col("C.k")) & near("A", "C") & near("B", "C"))
+    if how == "inner":
+        expected = rows_of(inner.select("A.v", "B.v", "C.v"))
+    else:
+        expected = rows_of(a.join(inner.select(F.col("A.v").alias("matched")), F.col("A.v") == F.col("matched"),
+                                  "left_anti").select("A.v"))
+    assert len(expected) > 10
+    for key, value in PLANS[plan].items():
+        spark.conf.set(key, value)
+    try:
+        joined = wjoin.wjoin([a, b, c], on="k", time="ts", window=3, how=how)
+        got = rows_of(joined.select("A.v", "B.v", "C.v") if how == "inner" else joined.select("A.v"))
+        plan_text = executed_plan(joined)
+    finally:
+        for key in PLANS[plan]:
+            spark.conf.unset(key)
+    assert got == expected
+    assert re.search(r"keys=\((CAST\()?A\.k( AS DOUBLE\))?\) = \(B\.k\) = \(C\.k\)", plan_text), plan_text
+    # An anchored W-join is never broadcast (an anchor row of a broadcast input would be decided in every task).
+    expected_plan = {"one task": "single task", "shuffled": "hash", "key groups": "key groups",
+                     "broadcast": "broadcast" if how == "inner" else "hash"}[plan]
+    assert expected_plan in plan_text, plan_text

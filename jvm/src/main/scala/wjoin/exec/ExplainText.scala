@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.ExplainUtils
 import wjoin.core.WindowMatrix
 import wjoin.exec.batch.{BroadcastWindowJoinExec, WindowJoinExec}
 import wjoin.exec.streaming.StreamingWindowJoinExec
+import wjoin.plan.JoinConditionAnalysis
 
 /**
  * The one renderer of a W-join exec node's EXPLAIN text, batch and streaming alike: the tree
@@ -72,7 +73,7 @@ object ExplainText {
   private def sql(es: Seq[Expression]): String = es.map(_.sql).mkString(", ")
 
   private def keysText(node: BaseWindowJoinExec): String =
-    if (node.keys.isEmpty) "none" else node.keys.map(k => s"(${sql(k)})").mkString(" = ")
+    if (node.keys.isEmpty) "none" else node.keys.map(k => s"(${sql(k.map(JoinConditionAnalysis.keyColumn))})").mkString(" = ")
 
   private def residualText(node: BaseWindowJoinExec): String =
     if (node.residual.isEmpty) "none" else node.residual.map(_.sql).mkString(" AND ")

@@ -3,6 +3,7 @@ package wjoin.plan
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.expressions.{AttributeSet, Cast, EqualTo, Expression, PredicateHelper}
+import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero
 import org.apache.spark.sql.types._
 
 /**
@@ -18,6 +19,12 @@ import org.apache.spark.sql.types._
  * Spark's type coercion writes `CAST(A.k AS BIGINT) = B.k AND A.k = C.k`, so a widening cast
  * is looked through, and each member is keyed widened to the class's widest type (exact: a
  * widening is injective and keeps equality).
+ *
+ * With `realKeys` (batch plans), a class of float or double expressions is a key too, each
+ * member keyed normalized as Spark's own joins key them (`NormalizeNaNAndZero`: every NaN one
+ * NaN, -0.0 as 0.0), so that binary equality of the normalized values is SQL's `=` (NaN = NaN,
+ * -0.0 = 0.0). Streams keep such equalities in the residual, where they are a band of reach 0
+ * (band cells): the recorded key of an existing checkpoint does not change under it.
  *
  * @param keys            per input, one expression per key component (empty: no shared key)
  * @param keyEqualities   the conjuncts the keys guarantee
@@ -41,6 +48,18 @@ object JoinConditionAnalysis extends PredicateHelper {
     case _ => false
   }
 
+  /** Float and double: hashable once normalized ([[realKey]]). */
+  def isReal(t: DataType): Boolean = t == FloatType || t == DoubleType
+
+  /** Key `e` of a real type as it is hashed: NaNs as one NaN, -0.0 as 0.0. */
+  def realKey(e: Expression): Expression = NormalizeNaNAndZero(e)
+
+  /** `e` without [[realKey]]'s normalization: the column it keys, for statistics and EXPLAIN. */
+  def keyColumn(e: Expression): Expression = e match {
+    case NormalizeNaNAndZero(child) => child
+    case other => other
+  }
+
   /** Integral types, narrowest first. */
   private val Integral: Seq[DataType] = Seq(ByteType, ShortType, IntegerType, LongType)
 
@@ -56,7 +75,7 @@ object JoinConditionAnalysis extends PredicateHelper {
     if (e.references.isEmpty || !e.deterministic) None
     else inputs.indexWhere(s => e.references.subsetOf(s)) match { case -1 => None; case i => Some(i) }
 
-  def apply(inputs: Seq[AttributeSet], condition: Option[Expression]): JoinConditionAnalysis = {
+  def apply(inputs: Seq[AttributeSet], condition: Option[Expression], realKeys: Boolean = false): JoinConditionAnalysis = {
     val n = inputs.size
     val conjuncts = condition.toSeq.flatMap(splitConjunctivePredicates)
     // Union-find over (input, canonical expression).
@@ -67,7 +86,7 @@ object JoinConditionAnalysis extends PredicateHelper {
       if (p == x) x else { val root = find(p); parent(x) = root; root }
     }
     val candidates = conjuncts.flatMap {
-      case eq @ EqualTo(wl, wr) if wl.dataType == wr.dataType && isHashable(wl.dataType) =>
+      case eq @ EqualTo(wl, wr) if wl.dataType == wr.dataType && (isHashable(wl.dataType) || realKeys && isReal(wl.dataType)) =>
         val (l, r) = (unwidened(wl), unwidened(wr))
         (inputOf(l, inputs), inputOf(r, inputs)) match {
           case (Some(i), Some(j)) if i != j =>
@@ -90,7 +109,7 @@ object JoinConditionAnalysis extends PredicateHelper {
     def keyOf(members: Seq[(Int, Expression)], i: Int): Expression = {
       val widest = members.map(m => original(m).dataType).maxBy(t => Integral.indexOf(t))
       val e = original(members.find(_._1 == i).get)
-      if (e.dataType == widest) e else Cast(e, widest)
+      if (isReal(e.dataType)) realKey(e) else if (e.dataType == widest) e else Cast(e, widest)
     }
     val keys = if (classes.isEmpty) Nil else (0 until n).map(i => classes.map(keyOf(_, i)))
     val guaranteed = candidates.collect { case (eq, (a, b)) if inKeyClass(a) && inKeyClass(b) => eq }

@@ -14,9 +14,9 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  * them apart). Chosen once, by the keys' types:
  *
  * {{{
- *   Longs:   one integral column in every input (any width, dates and timestamps too),
- *            read as [[RowCodec.keyReader]] reads it (a java.lang.Long): its value, so
- *            distinct keys never share a run
+ *   Longs:   one integral column in every input (any width, dates and timestamps too), or
+ *            one float or double (its normalized bits), read as [[RowCodec.keyReader]] reads
+ *            it (a java.lang.Long): its value, so distinct keys never share a run
  *   Hashes:  any other key (strings, decimals, several columns: an UnsafeRow of the key
  *            columns, [[RowCodec.keyReader]]): its hashCode (Murmur3 over its bytes, as Spark
  *            hashes an UnsafeRow), so equal keys (equal bytes) share a value and a colliding
@@ -36,7 +36,7 @@ sealed abstract class KeyOrder extends Comparator[AnyRef] with Serializable {
 object KeyOrder {
   /** The order for keys `keys` (each input's key expressions; a hashed plan's). */
   def of(keys: Seq[Seq[Expression]]): KeyOrder =
-    if (keys.nonEmpty && keys.forall(k => k.size == 1 && RowCodec.integralKey(k.head.dataType))) Longs else Hashes
+    if (keys.nonEmpty && keys.forall(k => k.size == 1 && RowCodec.longKey(k.head))) Longs else Hashes
 
   /** Integral keys by value. */
   case object Longs extends KeyOrder {

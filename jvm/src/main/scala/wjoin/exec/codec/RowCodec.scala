@@ -3,6 +3,7 @@ package codec
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.optimizer.NormalizeNaNAndZero
 import org.apache.spark.sql.types._
 
 import wjoin.core.{EnginePlan, JoinHow, RangeValues, RealKeys, TupleFilter}
@@ -111,6 +112,19 @@ final class RowCodec(
           case IntegerType | DateType => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getInt(o).toLong)
           case _ => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getLong(o))
         }
+      case Seq(real @ NormalizeNaNAndZero(child)) => child match { // a float / double key as its bits: the Long paths
+        case c: BoundReference if c.dataType == DoubleType =>
+          val o = c.ordinal
+          r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(RowCodec.realKeyBits(r.getDouble(o)))
+        case c: BoundReference if c.dataType == FloatType =>
+          val o = c.ordinal
+          r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(RowCodec.realKeyBits(r.getFloat(o).toDouble))
+        case _ => r => real.eval(r) match { // e.g. a float widened to double
+          case null => null
+          case v: java.lang.Number => java.lang.Long.valueOf(RowCodec.realKeyBits(v.doubleValue()))
+          case other => throw new IllegalStateException(s"unexpected key value $other")
+        }
+      }
       case Seq(single) if integralKey(single.dataType) =>
         r => single.eval(r) match {
           case null => null
@@ -126,10 +140,16 @@ final class RowCodec(
   private def integralKey(t: DataType): Boolean = RowCodec.integralKey(t)
 
   /**
-   * Key groups ([[KeyOrder]]): input i's key of one integral column read as a primitive, NULL as
-   * Long.MinValue ([[RowCodec.rangeKey]]), for a sort that reads it once per row and comparison.
+   * Key groups ([[KeyOrder]]): input i's key of one integral column read as a primitive (a real
+   * key: its bits, as [[keyReader]] reads it), NULL as Long.MinValue ([[RowCodec.rangeKey]]; no
+   * real key's bits are: -0.0 is read as 0.0), for a sort that reads it once per row and comparison.
    */
-  def integralKeyValue(i: Int): InternalRow => Long = RowCodec.rangeKey(keys(i).head, inputAttributes(i))
+  def integralKeyValue(i: Int): InternalRow => Long = keys(i).head match {
+    case real: NormalizeNaNAndZero => // the long keyReader makes of it
+      val read = keyReader(i)
+      r => read(r) match { case null => Long.MinValue; case l => l.asInstanceOf[java.lang.Long].longValue }
+    case column => RowCodec.rangeKey(column, inputAttributes(i))
+  }
 
   /**
    * Key groups ([[KeyOrder]]) on any other key: the hashCode of input i's key as [[keyReader]]
@@ -271,6 +291,16 @@ final class RowCodec(
 object RowCodec {
   /** [[RowCodec.joinableKey]] of a row that cannot join. */
   object Unjoinable
+
+  /**
+   * A real key ([[wjoin.plan.JoinConditionAnalysis.realKey]]) as a long, equal where SQL's `=`
+   * says the values are: every NaN one NaN (`doubleToLongBits`), -0.0 as 0.0. A float's double
+   * is exact, so floats keep their equality too.
+   */
+  def realKeyBits(d: Double): Long = if (d == 0.0) 0L else java.lang.Double.doubleToLongBits(d)
+
+  /** Whether a single key `e` is read as a java.lang.Long: an integral column's value or a real key's bits. */
+  def longKey(e: Expression): Boolean = integralKey(e.dataType) || e.isInstanceOf[NormalizeNaNAndZero]
 
   /** Types of a single key column read as a java.lang.Long (every integral value is one). */
   def integralKey(t: DataType): Boolean =

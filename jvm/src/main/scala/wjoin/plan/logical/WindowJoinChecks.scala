@@ -40,7 +40,7 @@ object WindowJoinChecks extends Rule[LogicalPlan] with PredicateHelper {
       WJoinErrors.check(python.isEmpty, "WJOIN_PYTHON_UDF_IN_ANCHORED_JOIN",
         Seq("how" -> w.how, "condition" -> python.map(PythonConjuncts.qualifiedSql(w, _)).mkString(" AND ")))
       val condition = conditionWithFiltersAbove(plan, w)
-      val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), condition)
+      val analysis = JoinConditionAnalysis(w.children.map(_.outputSet), condition, realKeys = !w.isStreaming)
       // A stream partitioned by band cells is hashed on its cells: HW-join, as auto plans it. The
       // bands' bounds are literals once the optimizer folded their casts: folded here too.
       def byCells = StreamPartitioning.of(w.copy(condition = condition.map(_.transformUp {

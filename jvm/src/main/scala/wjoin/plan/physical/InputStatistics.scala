@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{ColumnStat, LocalRelation, L
 import org.apache.spark.sql.types._
 
 import wjoin.core.cost.InputStats
+import wjoin.plan.JoinConditionAnalysis
 
 /**
  * Statistics of one W-join input for the access-path planner, computed without running a
@@ -64,7 +65,7 @@ object InputStatistics {
       case _ => None
     }
     val span = extent(time).filter(_ > 0)
-    val distinct = keys match {
+    val distinct = keys.map(JoinConditionAnalysis.keyColumn) match {
       case Seq(a: Attribute) => colStats.get(a).flatMap(_.distinctCount).map(_.toDouble)
       case _ => None
     }

@@ -174,7 +174,7 @@ object WindowJoinPlanner {
       partitions: Int = SQLConf.get.numShufflePartitions, sliceRows: Int = 0): JoinChoice = {
     val names = w.inputNames
     val inputs = w.children.map(_.outputSet)
-    val analysis = JoinConditionAnalysis(inputs, w.condition) match {
+    val analysis = JoinConditionAnalysis(inputs, w.condition, realKeys = !w.isStreaming) match {
       case a if cellKeys.isEmpty => a
       case a => JoinConditionAnalysis(cellKeys.map(Seq(_)), cellKeys.tail.map(EqualTo(cellKeys.head, _)), a.allConjuncts)
     }
