@@ -135,8 +135,10 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
           if (s == null || s.isEmpty) return false
           sources(j) = s
         }
-        var l = SaturatingTime.minus(t, c(o * n + j))
-        var h = SaturatingTime.plus(t, c(j * n + o))
+        val (dl, dh) = (c(o * n + j), c(j * n + o))
+        if (SaturatingTime.minusAboveRange(t, dl) || SaturatingTime.plusBelowRange(t, dh)) return false
+        var l = SaturatingTime.minus(t, dl)
+        var h = SaturatingTime.plus(t, dh)
         if (fromOrigin) l = math.max(l, t)
         if (untilOrigin) h = math.min(h, t)
         if (l > h) return false
@@ -298,8 +300,10 @@ final class ProbeEnumerator(plan: EnginePlan, filter: TupleFilter, ranges: Range
       var l = lo(from + j)
       var h = hi(from + j)
       if (narrowing(m * n + j)) {
-        l = math.max(l, SaturatingTime.minus(tm, c(m * n + j)))
-        h = math.min(h, SaturatingTime.plus(tm, c(j * n + m)))
+        val (dl, dh) = (c(m * n + j), c(j * n + m))
+        if (SaturatingTime.minusAboveRange(tm, dl) || SaturatingTime.plusBelowRange(tm, dh)) return false
+        l = math.max(l, SaturatingTime.minus(tm, dl))
+        h = math.min(h, SaturatingTime.plus(tm, dh))
         if (l > h) return false
       }
       lo(to + j) = l

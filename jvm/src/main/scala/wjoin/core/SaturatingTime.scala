@@ -16,7 +16,10 @@ package wjoin.core
  *   clamp(x)    = min(max(x, Long.MinValue), Long.MaxValue)
  * }}}
  * Clamping is exact for every test the engines make: a bound `[t - d1, t + d2]` clamped to the
- * Long range holds the same Long times as the mathematical one. `plus(t, h) <= limit` is
+ * Long range holds the same Long times as the mathematical one, except where a whole period
+ * lies beyond an end (`t - d1 > Long.MaxValue` or `t + d2 < Long.MinValue`, possible with a
+ * negative d, a travel-time interval's lower end): it holds no time, where the clamped one would
+ * hold that end; [[minusAboveRange]] and [[plusBelowRange]] say so, and the period is empty. `plus(t, h) <= limit` is
  * exact as long as `limit < Long.MaxValue`; at `Long.MaxValue` (the end of a batch) every row
  * is reached, as it should be.
  *
@@ -46,6 +49,18 @@ object SaturatingTime {
       val r = t - d
       if (((t ^ d) & (t ^ r)) < 0) { if (t < 0) Long.MinValue else Long.MaxValue } else r
     }
+
+  /**
+   * Whether t - d lies above Long.MaxValue: a period whose lower end it is holds no time (the
+   * clamped bound, Long.MaxValue, would hold one). False for an unbounded d.
+   */
+  def minusAboveRange(t: Long, d: Long): Boolean = d != Inf && d < 0 && t - d < t
+
+  /**
+   * Whether t + d lies below Long.MinValue: a period whose upper end it is holds no time (the
+   * clamped bound, Long.MinValue, would hold one).
+   */
+  def plusBelowRange(t: Long, d: Long): Boolean = d < 0 && t + d > t
 
   /** a - b > bound, exactly (no wrap for times at opposite ends); false for an unbounded bound. */
   def differenceExceeds(a: Long, b: Long, bound: Long): Boolean =

@@ -38,6 +38,23 @@ class TimeRangeEdgesSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val exactMinus = (BigInt(t) - BigInt(d)).max(BigInt(Long.MinValue)).min(BigInt(Long.MaxValue)).toLong
       assert(minus(t, d) == (if (d == Inf) Long.MinValue else exactMinus))
       assert(differenceExceeds(t, d, 7) == (BigInt(t) - BigInt(d) > 7))
+      assert(minusAboveRange(t, d) == (d != Inf && BigInt(t) - BigInt(d) > BigInt(Long.MaxValue)))
+      assert(plusBelowRange(t, d) == (BigInt(t) + BigInt(d) < BigInt(Long.MinValue)))
+    }
+  }
+
+  test("a travel-time period wholly beyond either end holds no time (not the end itself)") {
+    // DWINDOW(0,1) = [10, 20]: 1 - 0 is 6 in both, so nothing joins; the clamped periods were
+    // [MAX, MAX] (forward, from the row of 0) and [MIN, MIN] (backward, from the row of 1).
+    val matrix = WindowMatrix.close(Seq(DirectedWindow(0, 1, 10, 20, "DWINDOW(0,1)")), names(2))
+    for ((t0, t1) <- Seq((Long.MaxValue - 6, Long.MaxValue), (Long.MinValue, Long.MinValue + 6)); keyed <- Seq(true, false)) {
+      val rs = Seq(TRow(0, t0, 0, 1), TRow(1, t1, 0, 2))
+      assert(ReferenceWJoin.join(2, rs, matrix, sameKey = keyed).isEmpty)
+      for ((name, plan) <- plans(matrix, keyed = keyed))
+        assert(EngineRunner.run(2, rs, plan, sameKey = keyed)._1.isEmpty, s"$name, times $t0 and $t1")
+      val joined = Seq(TRow(0, t0, 0, 1), TRow(1, t0 + 10, 0, 2)).filter(_ => t0 < 0) // 10 apart: joins
+      for ((name, plan) <- plans(matrix, keyed = keyed) if joined.nonEmpty)
+        assert(EngineRunner.run(2, joined, plan, sameKey = keyed)._1 == Seq(Seq(1, 2)), s"$name, 10 apart")
     }
   }
 
