@@ -137,6 +137,28 @@ def test_on_name_keeps_key_once_and_drops_other_keys(a, b):
     assert rows_of(joined) == keyed(("a1", "b1"), ("a2", "b2"))
 
 
+def test_columns_of_dataframes_derived_from_one_name_their_own_input(spark):
+    """a and b filtered from one DataFrame share its columns' ids: a.k == b.k still compares a's
+    k with b's (as Spark's join does), not one input's k with itself."""
+    events = spark.createDataFrame([(1, "cam1", 0), (2, "cam1", 0), (1, "cam2", 1), (3, "cam2", 1)],
+                                   "k int, cam string, t bigint")
+    a, b = events.filter("cam = 'cam1'"), events.filter("cam = 'cam2'")
+    expected = [(1, "cam1", 0, 1, "cam2", 1)]
+    assert rows_of(a.wjoin(b, on=a.k == b.k, time="t", window=5)) == expected
+    assert rows_of(a.wjoin(b, on=[a.k == b.k, a.cam < b.cam], time="t", window=5)) == expected
+    assert rows_of(b.wjoin(a, on=[a.k == b.k, b.cam > a.cam], time="t", window=5)) == [(1, "cam2", 1, 1, "cam1", 0)]
+
+
+def test_a_column_of_one_dataframe_given_twice_is_refused(spark):
+    events = spark.createDataFrame([(1, 0), (2, 0)], "k int, t bigint")
+    with pytest.raises(AnalysisException) as e:
+        events.wjoin(events, on=events.k == events.k, time="t", window=5).collect()
+    # Connect resolves a DataFrame's columns itself, and Spark refuses them there
+    assert e.value.getCondition() == ("AMBIGUOUS_COLUMN_REFERENCE" if is_connect(spark) else "WJOIN_AMBIGUOUS_INPUT_COLUMN")
+    if not is_connect(spark):
+        assert e.value.getMessageParameters() == {"column": "k", "inputs": "A, B"}
+
+
 def test_on_list_of_names(spark):
     a = spark.createDataFrame([(1, "x", 0, "a1"), (1, "y", 0, "a2"), (2, "x", 1, "a3")],
                               "k int, g string, ts bigint, va string")

@@ -94,9 +94,10 @@ object WindowJoinBuilder extends PredicateHelper {
       val cols = children.indices.map(i => column(children(i), name, inputNames(i), "join", resolver))
       cols.tail.map(c => EqualTo(cols.head, c))
     }
-    requireConditionColumns(request.condition, children, inputNames, resolver)
+    val userCondition = request.condition.map(DataFrameColumns.resolve(_, plans, children, inputNames))
+    requireConditionColumns(userCondition, children, inputNames, resolver)
     // Where Python UDFs run: see PythonConjuncts (inner: a Filter above; else in the condition).
-    val (pythonAbove, joinConjuncts) = request.condition.toSeq.flatMap(PythonConjuncts.split)
+    val (pythonAbove, joinConjuncts) = userCondition.toSeq.flatMap(PythonConjuncts.split)
       .partition(c => !how.anchored && PushFiltersIntoWindowJoin.callsPython(c))
     val condition = (keyEqualities ++ joinConjuncts).reduceOption(And)
 

@@ -32,6 +32,14 @@ object SparkBridge {
   def toDataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
     SessionApi.toDataFrame(classicSession(spark), plan)
 
+  /**
+   * The ids of the DataFrames whose plan `plan` is: Spark tags a DataFrame's plan with them, and
+   * its columns with theirs (`__dataset_id`), to tell the columns of self-joined DataFrames apart.
+   */
+  def datasetIds(plan: LogicalPlan): Set[Long] =
+    plan.getTagValue(org.apache.spark.sql.catalyst.trees.TreeNodeTag[scala.collection.mutable.HashSet[Long]]("dataset_id"))
+      .map(_.toSet).getOrElse(Set.empty)
+
   /** True for strings whose collation makes `=` byte equality (so hashing them is exact). */
   def hasBinaryEquality(t: org.apache.spark.sql.types.StringType): Boolean = SessionApi.hasBinaryEquality(t)
 
