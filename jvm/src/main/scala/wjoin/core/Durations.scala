@@ -51,11 +51,14 @@ object Durations {
       }
     def number(t: String): Option[BigDecimal] = try Some(BigDecimal(t)) catch { case _: NumberFormatException => None }
     if (tokens.isEmpty) fail("the window length is empty")
-    if (tokens.head.startsWith("-")) negative()
+    // A minus before the whole length ('-INTERVAL 2 MINUTES'); else the sign is the value's:
+    // '-0' is 0, and '1 second -1 microsecond' (as Spark's interval) 999999 us.
+    if (tokens.head.startsWith("-") && number(tokens.head).isEmpty) negative()
     if (integralTime) {
       if (tokens.size != 1) fail("the time column is integral, so give a plain number in its unit (e.g. 100)")
       val value = number(tokens.head).filter(_.isWhole)
         .getOrElse(fail("the time column is integral, so give a whole number in its unit (e.g. 100)"))
+      if (value < 0) negative()
       if (value > BigDecimal(MaxLength)) tooLarge()
       value.toLong
     } else {
@@ -67,14 +70,13 @@ object Durations {
         val unit = MicrosPerUnit.getOrElse(unitWord.toLowerCase(Locale.ROOT),
           fail(s"unknown unit '$unitWord' (use microseconds .. weeks; months and years have no fixed length)"))
         val value = number(word).getOrElse(fail(s"'$word' is not a number"))
-        if (value < 0) negative()
         val micros = value * BigDecimal(unit)
         if (!micros.isWhole) fail("the length is not a whole number of microseconds")
-        if (micros > BigDecimal(MaxLength)) tooLarge()
-        micros.toLong
+        micros
       }.sum
-      if (total > MaxLength) tooLarge()
-      total
+      if (total < 0) negative()
+      if (total > BigDecimal(MaxLength)) tooLarge()
+      total.toLong
     }
   }
 

@@ -20,6 +20,15 @@ class DurationsSuite extends AnyFunSuite {
     assert(Durations.parse("100", integralTime = true, "window") == 100)
   }
 
+  test("the sign is the value's: -0 is a length, a negative part may be outweighed (as in Spark's intervals)") {
+    assert(micros("-0 seconds") == 0 && Durations.parse("-0", integralTime = true, "window") == 0)
+    assert(micros("1 second -1 microsecond") == s - 1)
+    assert(error("-1 microsecond").condition == "WJOIN_NEGATIVE_WINDOW")
+    assert(error("1 second -2 seconds").condition == "WJOIN_NEGATIVE_WINDOW")
+    assert(intercept[WJoinAnalysisException](Durations.parse("-5", integralTime = true, "window")).condition ==
+      "WJOIN_NEGATIVE_WINDOW")
+  }
+
   test("ANSI day-time literals: every field range, fractions of seconds, with or without INTERVAL") {
     assert(micros("INTERVAL '0 00:00:10' DAY TO SECOND") == 10 * s)
     assert(micros("interval '1 02:03:04.5' day to second") == ((86400 + 2 * 3600 + 3 * 60 + 4) * s + s / 2))
