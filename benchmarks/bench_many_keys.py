@@ -13,6 +13,7 @@ into K values (K = 1M, or R / 2: a key in about two rows per input), time spread
     .venv/bin/python benchmarks/bench_many_keys.py --only "400k rows, 1M keys, window 1M"
     .venv/bin/python benchmarks/bench_many_keys.py --key-type string   # the number's digits reversed
     .venv/bin/python benchmarks/bench_many_keys.py --key-type prefixed # 'k<number>': 8 leading bytes shared
+    .venv/bin/python benchmarks/bench_many_keys.py --key-type double   # the same numbers as doubles
 
 Where Spark estimates each input under spark.sql.autoBroadcastJoinThreshold it broadcasts two
 of them; so does the W-join (each broadcast input under spark.wjoin.broadcastBytes, by default
@@ -35,7 +36,8 @@ SPAN = 1_000_000
 def columns(i: int, rows: int, keys: int, key_type: str = "long") -> dict:
     """Input i's columns as SQL over `id` (Spark and DuckDB alike)."""
     key = f"CAST((id * {MULTIPLIERS[i]}) % {keys} + 1000000000000 AS BIGINT)"
-    text = {"long": key, "string": f"REVERSE(CAST({key} AS STRING))", "prefixed": f"CONCAT('k', CAST({key} AS STRING))"}
+    text = {"long": key, "string": f"REVERSE(CAST({key} AS STRING))", "prefixed": f"CONCAT('k', CAST({key} AS STRING))",
+            "double": f"CAST({key} AS DOUBLE)"}
     return {"k": text[key_type],
             "ts": f"CAST((((id * {TIME_STEPS[i]}) % {rows}) * {SPAN}) // {rows} + {i} AS BIGINT)",
             "v": "id"}
@@ -85,7 +87,7 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--only", help="cell names separated by ';' (the names hold commas)")
     p.add_argument("--no-duckdb", action="store_true")
-    p.add_argument("--key-type", choices=("long", "string", "prefixed"), default="long",
+    p.add_argument("--key-type", choices=("long", "string", "prefixed", "double"), default="long",
                    help="string: the number's digits reversed (leading bytes differ, as in ids or hashes); "
                         "prefixed: 'k' and the number (every key's first 8 bytes the same, as in 'sensor-0042')")
     args = p.parse_args()
