@@ -52,9 +52,9 @@ object SaturatingTime {
 
   /**
    * Whether t - d lies above Long.MaxValue: a period whose lower end it is holds no time (the
-   * clamped bound, Long.MaxValue, would hold one). False for an unbounded d.
+   * clamped bound, Long.MaxValue, would hold one). False for an unbounded (positive) d.
    */
-  def minusAboveRange(t: Long, d: Long): Boolean = d != Inf && d < 0 && t - d < t
+  def minusAboveRange(t: Long, d: Long): Boolean = d < 0 && t - d < t
 
   /**
    * Whether t + d lies below Long.MinValue: a period whose upper end it is holds no time (the

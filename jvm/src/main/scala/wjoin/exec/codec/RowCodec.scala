@@ -112,19 +112,9 @@ final class RowCodec(
           case IntegerType | DateType => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getInt(o).toLong)
           case _ => r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(r.getLong(o))
         }
-      case Seq(real @ NormalizeNaNAndZero(child)) => child match { // a float / double key as its bits: the Long paths
-        case c: BoundReference if c.dataType == DoubleType =>
-          val o = c.ordinal
-          r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(RowCodec.realKeyBits(r.getDouble(o)))
-        case c: BoundReference if c.dataType == FloatType =>
-          val o = c.ordinal
-          r => if (r.isNullAt(o)) null else java.lang.Long.valueOf(RowCodec.realKeyBits(r.getFloat(o).toDouble))
-        case _ => r => real.eval(r) match { // e.g. a float widened to double
-          case null => null
-          case v: java.lang.Number => java.lang.Long.valueOf(RowCodec.realKeyBits(v.doubleValue()))
-          case other => throw new IllegalStateException(s"unexpected key value $other")
-        }
-      }
+      case Seq(real: NormalizeNaNAndZero) => // a float / double key as its bits: the Long paths
+        val bits = RowCodec.realKeyValue(real)
+        r => { val b = bits(r); if (b == Long.MinValue) null else java.lang.Long.valueOf(b) }
       case Seq(single) if integralKey(single.dataType) =>
         r => single.eval(r) match {
           case null => null
@@ -145,9 +135,8 @@ final class RowCodec(
    * real key's bits are: -0.0 is read as 0.0), for a sort that reads it once per row and comparison.
    */
   def integralKeyValue(i: Int): InternalRow => Long = keys(i).head match {
-    case real: NormalizeNaNAndZero => // the long keyReader makes of it
-      val read = keyReader(i)
-      r => read(r) match { case null => Long.MinValue; case l => l.asInstanceOf[java.lang.Long].longValue }
+    case real: NormalizeNaNAndZero =>
+      RowCodec.realKeyValue(BindReferences.bindReference(real, inputAttributes(i)).asInstanceOf[NormalizeNaNAndZero])
     case column => RowCodec.rangeKey(column, inputAttributes(i))
   }
 
@@ -298,6 +287,24 @@ object RowCodec {
    * is exact, so floats keep their equality too.
    */
   def realKeyBits(d: Double): Long = if (d == 0.0) 0L else java.lang.Double.doubleToLongBits(d)
+
+  /**
+   * A bound real key's [[realKeyBits]] in a row, read as a primitive where it is a column,
+   * Long.MinValue for NULL (no value's bits: -0.0 is read as 0.0).
+   */
+  def realKeyValue(real: NormalizeNaNAndZero): InternalRow => Long = real.child match {
+    case c: BoundReference if c.dataType == DoubleType =>
+      val o = c.ordinal
+      r => if (r.isNullAt(o)) Long.MinValue else realKeyBits(r.getDouble(o))
+    case c: BoundReference if c.dataType == FloatType =>
+      val o = c.ordinal
+      r => if (r.isNullAt(o)) Long.MinValue else realKeyBits(r.getFloat(o).toDouble)
+    case _ => r => real.eval(r) match { // e.g. a float widened to double
+      case null => Long.MinValue
+      case v: java.lang.Number => realKeyBits(v.doubleValue())
+      case other => throw new IllegalStateException(s"unexpected key value $other")
+    }
+  }
 
   /** Whether a single key `e` is read as a java.lang.Long: an integral column's value or a real key's bits. */
   def longKey(e: Expression): Boolean = integralKey(e.dataType) || e.isInstanceOf[NormalizeNaNAndZero]
